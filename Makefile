@@ -1,0 +1,81 @@
+# bsdb-pg workflows. Every go command runs with the duckdb_arrow build tag
+# (DuckDB's Arrow interface); it is exported through GOFLAGS so that plain
+# `go test` / `go vet` invoked by these targets see the same build.
+#
+#   make build            bin/bsdb-pg
+#   make run              build and run with defaults (127.0.0.1:5433, ./bsdb-data)
+#   make test             vet + gofmt check + all tests, then -race on the concurrent packages
+#   make testrace         only the -race run
+#   make regress          the pg_regress-style suite against bsdb-pg
+#   make regress-update   regenerate regress/expected from a real PostgreSQL (PGURL=... optional)
+#   make fuzz             each fuzz target for FUZZTIME (default 2m)
+#   make bench            benchmarks, BENCHCOUNT runs each, into bench.txt (compare with benchstat)
+#   make lint             gofmt -l, go vet, staticcheck when installed
+
+GO         ?= go
+export GOFLAGS := $(strip -tags=duckdb_arrow $(GOFLAGS))
+
+BIN        := bin/bsdb-pg
+# 2 cores here: one package at a time per core.
+P          ?= 2
+TIMEOUT    ?= 25m
+FUZZTIME   ?= 2m
+BENCHCOUNT ?= 6
+PGURL      ?=
+# The packages with concurrent code, run again under the race detector.
+# Only those that exist yet (a missing directory would fail `go test`).
+RACE_PKGS  := $(foreach d,wal txn storage pgwire,$(if $(wildcard $(d)/*),./$(d)/...))
+# Fuzz targets as package:Target.
+FUZZ_TARGETS := ./wal:FuzzSegmentReader ./pgwire:FuzzServerMessages
+
+.PHONY: all build run test vet fmtcheck gotest testrace regress regress-update fuzz bench lint clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/bsdb-pg
+
+run: build
+	./$(BIN)
+
+# The end-to-end tests (regress/, crash tests) run the binary built here
+# instead of compiling their own (internal/testserver honours BSDB_TEST_BINARY).
+test: vet fmtcheck build gotest testrace
+
+gotest:
+	BSDB_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) test -p $(P) -timeout $(TIMEOUT) ./...
+
+testrace:
+	$(if $(RACE_PKGS),$(GO) test -race -p $(P) -timeout $(TIMEOUT) $(RACE_PKGS),@echo "testrace: no concurrent packages yet")
+
+vet:
+	$(GO) vet ./...
+
+fmtcheck:
+	@out="$$(gofmt -l $$(find . -name '*.go' -not -path './.git/*'))"; \
+	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+regress: build
+	BSDB_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout $(TIMEOUT) -run 'TestRegress$$' ./regress
+
+# Expected files come from PostgreSQL, never from bsdb-pg. Without PGURL the
+# test uses BSDB_PG_URL, else starts a private cluster (internal/pgref).
+regress-update:
+	$(GO) test -count=1 -timeout 10m -run 'TestRegressAgainstPostgres$$' ./regress -update $(if $(PGURL),-pgurl '$(PGURL)')
+
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; \
+		echo "fuzz $$fn in $$pkg for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) -timeout 60m ./... | tee bench.txt
+	@command -v benchstat >/dev/null && benchstat bench.txt || echo "install golang.org/x/perf/cmd/benchstat to compare runs"
+
+lint: fmtcheck vet
+	@if command -v staticcheck >/dev/null; then staticcheck ./...; else echo "staticcheck not installed; skipped"; fi
+
+clean:
+	rm -rf bin regress/results bench.txt

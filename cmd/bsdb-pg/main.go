@@ -1,0 +1,195 @@
+// Command bsdb-pg is a PostgreSQL-compatible server whose tables are
+// Parquet files and Apache Iceberg snapshots, with a write-ahead log of
+// Arrow IPC segments for durability.
+//
+// Every setting is a flag and a BSDB_* environment variable (the flag wins);
+// with none it serves 127.0.0.1:5433 on ./bsdb-data, trusting any user name
+// on loopback. Run `bsdb-pg --help` for the list.
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	_ "time/tzdata" // time zones even on machines without zoneinfo
+
+	"github.com/bsdb/bsdb-pg/pgwire"
+	"github.com/bsdb/bsdb-pg/planner"
+	"github.com/bsdb/bsdb-pg/server"
+	"github.com/bsdb/bsdb-pg/storage/objstore"
+	"github.com/bsdb/bsdb-pg/wal"
+)
+
+type setting struct {
+	flag, env, def, help string
+	val                  *string
+}
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	fs := flag.NewFlagSet("bsdb-pg", flag.ContinueOnError)
+	var settings []*setting
+	def := func(name, env, dflt, help string) *string {
+		s := &setting{flag: name, env: env, def: dflt, help: help, val: new(string)}
+		settings = append(settings, s)
+		fs.StringVar(s.val, name, "", fmt.Sprintf("%s (env %s, default %q)", help, env, dflt))
+		return s.val
+	}
+	listen := def("listen", "BSDB_LISTEN", "127.0.0.1:5433", "address to serve the PostgreSQL protocol on")
+	dataDir := def("data-dir", "BSDB_DATA_DIR", "./bsdb-data", "local data directory (catalog, tables, WAL, caches)")
+	warehouse := def("warehouse", "BSDB_WAREHOUSE", "", "where tables live: a local path or s3://bucket/prefix (default: DATA_DIR/warehouse)")
+	walDir := def("wal-dir", "BSDB_WAL_DIR", "", "WAL directory (default: each table's _wal/ on a local warehouse, a temp dir for S3)")
+	durability := def("wal-durability", "BSDB_WAL_DURABILITY", "sync", "sync: acknowledge writes after fdatasync; async: after the append, synced in the background")
+	syncBatch := def("wal-sync-batch-size", "BSDB_WAL_SYNC_BATCH_SIZE", "10", "async durability: sync every N batches")
+	syncInterval := def("wal-sync-interval-ms", "BSDB_WAL_SYNC_INTERVAL_MS", "100", "async durability: sync at least every N ms")
+	compactMB := def("wal-compact-mb", "BSDB_WAL_COMPACT_MB", "64", "compact WAL segments larger than this at recovery")
+	cacheGB := def("cache-gb", "BSDB_CACHE_GB", "0.25", "buffered data per table (GB) that triggers a commit to Parquet")
+	flushMS := def("flush-interval-ms", "BSDB_FLUSH_INTERVAL_MS", "5000", "commit buffered writes at most this long after they arrive")
+	maxConc := def("max-concurrency", "BSDB_MAX_CONCURRENCY", "0", "query engine threads (0 = all cores)")
+	memLimit := def("memory-limit", "BSDB_MEMORY_LIMIT", "", "query engine memory limit, e.g. 4GB (default: DuckDB's)")
+	auth := def("auth", "BSDB_AUTH", "trust", "authentication: trust (loopback only), password, md5 or scram-sha-256")
+	users := def("users", "BSDB_USERS", "", "user:password[,user:password...] for password authentication")
+	tlsCert := def("tls-cert", "BSDB_TLS_CERT", "", "TLS certificate file (enables SSL)")
+	tlsKey := def("tls-key", "BSDB_TLS_KEY", "", "TLS key file")
+	s3Endpoint := def("s3-endpoint", "BSDB_S3_ENDPOINT", "", "S3 endpoint URL (for S3-compatible servers)")
+	s3Region := def("s3-region", "BSDB_S3_REGION", "us-east-1", "S3 region")
+	s3Key := def("s3-access-key", "BSDB_S3_ACCESS_KEY", "", "S3 access key (default: the AWS environment)")
+	s3Secret := def("s3-secret-key", "BSDB_S3_SECRET_KEY", "", "S3 secret key")
+	logLevel := def("log-level", "BSDB_LOG_LEVEL", "info", "debug, info, warn or error")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: bsdb-pg [flags]\n\nA PostgreSQL-compatible server storing tables as Parquet + Apache Iceberg.\nEvery flag is also an environment variable; the flag wins.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	for _, s := range settings {
+		if *s.val == "" {
+			if v, ok := os.LookupEnv(s.env); ok {
+				*s.val = v
+			} else {
+				*s.val = s.def
+			}
+		}
+	}
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(*logLevel))
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	slog.SetDefault(log)
+
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(os.Stderr, "bsdb-pg: "+format+"\n", a...)
+		return 1
+	}
+	dur, err := wal.ParseDurability(*durability)
+	if err != nil {
+		return fail("%v", err)
+	}
+	atoi := func(name, v string) int {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "bsdb-pg: bad %s %q\n", name, v)
+			os.Exit(2)
+		}
+		return n
+	}
+	gb, err := strconv.ParseFloat(*cacheGB, 64)
+	if err != nil || gb <= 0 {
+		return fail("bad cache-gb %q", *cacheGB)
+	}
+	cfg := planner.Config{
+		DataDir:        *dataDir,
+		Warehouse:      *warehouse,
+		WALDir:         *walDir,
+		Durability:     dur,
+		SyncBatchSize:  atoi("wal-sync-batch-size", *syncBatch),
+		SyncInterval:   time.Duration(atoi("wal-sync-interval-ms", *syncInterval)) * time.Millisecond,
+		CompactBytes:   int64(atoi("wal-compact-mb", *compactMB)) << 20,
+		FlushBytes:     int64(gb * (1 << 30)),
+		FlushInterval:  time.Duration(atoi("flush-interval-ms", *flushMS)) * time.Millisecond,
+		MaxConcurrency: atoi("max-concurrency", *maxConc),
+		MemoryLimit:    *memLimit,
+		Logger:         log,
+		S3: objstore.S3Config{
+			Endpoint: *s3Endpoint, Region: *s3Region, AccessKey: *s3Key, SecretKey: *s3Secret, PathStyle: *s3Endpoint != "",
+		},
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	eng, err := planner.Open(ctx, cfg)
+	if err != nil {
+		return fail("%v", err)
+	}
+	authCfg := pgwire.AuthConfig{Method: pgwire.AuthMethod(*auth), Users: map[string]string{}}
+	switch authCfg.Method {
+	case pgwire.AuthTrust:
+		// Trust is for loopback only; anyone else is refused.
+		authCfg = pgwire.AuthConfig{Method: pgwire.AuthReject, TrustLoopback: true, Users: authCfg.Users}
+	case pgwire.AuthPassword, pgwire.AuthMD5, pgwire.AuthSCRAM:
+	default:
+		return fail("unknown auth method %q (trust, password, md5, scram-sha-256)", *auth)
+	}
+	for _, up := range strings.Split(*users, ",") {
+		if u, p, ok := strings.Cut(strings.TrimSpace(up), ":"); ok {
+			authCfg.Users[u] = p
+		}
+	}
+	pcfg := pgwire.Config{
+		Listen:        *listen,
+		Auth:          authCfg,
+		ServerVersion: server.ServerVersion,
+		Logger:        log,
+	}
+	if *tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey)
+		if err != nil {
+			return fail("TLS: %v", err)
+		}
+		pcfg.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+	backend := server.NewBackend(eng, log)
+	srv := pgwire.NewServer(pcfg, backend)
+	backend.Server = func() *pgwire.Server { return srv }
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		eng.Close(context.Background())
+		return fail("listen: %v", err)
+	}
+	log.Info("listening on "+ln.Addr().String(), "data_dir", cfg.DataDir, "durability", dur.String(), "version", server.Version)
+	fmt.Fprintf(os.Stderr, "listening on %s\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down")
+	case err := <-errc:
+		if err != nil {
+			log.Error("server stopped", "err", err)
+		}
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(sctx)
+	if err := eng.Close(sctx); err != nil {
+		log.Error("closing tables", "err", err)
+		return 1
+	}
+	log.Info("stopped cleanly")
+	return 0
+}

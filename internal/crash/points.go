@@ -1,0 +1,34 @@
+package crash
+
+// The crash points, in the order a write and its commit reach them.
+const (
+	// WAL (package wal).
+	WALAfterAppend     = "wal-after-append"      // frames written to the segment, not yet synced
+	WALAfterSync       = "wal-after-sync"        // segment synced, append not yet acknowledged
+	WALAfterRotateSeal = "wal-after-rotate-seal" // old segment sealed, new segment not yet open
+
+	// Commit state machine (package txn).
+	CommitAfterRotate   = "commit-after-rotate"   // WAL rotated, nothing staged yet
+	CommitAfterParquet  = "commit-after-parquet"  // data files written, manifest not yet created
+	CommitAfterManifest = "commit-after-manifest" // manifest v{N+1} durable (ManifestCommitted)
+	CommitAfterMetadata = "commit-after-metadata" // Iceberg metadata v{K} durable, version-hint not advanced
+	CommitAfterHint     = "commit-after-hint"     // version-hint advanced (IcebergPublished)
+	CommitAfterPrune    = "commit-after-prune"    // sealed WAL segments pruned, subscribers not yet notified
+)
+
+// All lists every point; crash tests iterate over it.
+var All = []string{
+	WALAfterAppend, WALAfterSync, WALAfterRotateSeal,
+	CommitAfterRotate, CommitAfterParquet, CommitAfterManifest,
+	CommitAfterMetadata, CommitAfterHint, CommitAfterPrune,
+}
+
+// Known reports whether name is a crash point.
+func Known(name string) bool {
+	for _, p := range All {
+		if p == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,144 @@
+package pgtypes
+
+import (
+	"encoding/binary"
+	"io"
+)
+
+// COPY BINARY layout (PostgreSQL "Binary Format" of COPY):
+//
+//	header:  "PGCOPY\n\377\r\n\0" (11 bytes), int32 flags (bit 16 = OIDs,
+//	         rejected; bits 0-15 must be 0), int32 extension length N, N bytes
+//	tuple:   int16 field count, then per field int32 length (-1 = NULL) and
+//	         that many bytes (the type's binary send format)
+//	trailer: int16 -1
+//
+// All integers are big-endian.
+
+func appendBinaryRow(dst []byte, fields [][]byte) []byte {
+	dst = binary.BigEndian.AppendUint16(dst, uint16(len(fields)))
+	for _, f := range fields {
+		if f == nil {
+			dst = append(dst, 0xff, 0xff, 0xff, 0xff)
+			continue
+		}
+		dst = binary.BigEndian.AppendUint32(dst, uint32(len(f)))
+		dst = append(dst, f...)
+	}
+	return dst
+}
+
+// readFull reads n <= 4 bytes into the reader's scratch array.
+func (cr *CopyReader) readFull(n int) ([]byte, error) {
+	b := cr.hdr[:n]
+	if _, err := io.ReadFull(cr.r, b); err != nil {
+		return nil, cr.eofErr(err)
+	}
+	return b, nil
+}
+
+func (cr *CopyReader) eofErr(err error) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return cr.opts.newCopyError(cr.line, -1, nil, "unexpected EOF in COPY data")
+	}
+	return err
+}
+
+func (cr *CopyReader) binaryHeader() error {
+	sig := make([]byte, len(binarySignature))
+	if _, err := io.ReadFull(cr.r, sig); err != nil || string(sig) != binarySignature {
+		if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+			return err
+		}
+		return cr.opts.newCopyError(0, -1, nil, "COPY file signature not recognized")
+	}
+	b, err := cr.readFull(4)
+	if err != nil {
+		return cr.opts.newCopyError(0, -1, nil, "invalid COPY file header (missing flags)")
+	}
+	flags := binary.BigEndian.Uint32(b)
+	if flags&(1<<16) != 0 {
+		return cr.opts.newCopyError(0, -1, nil, "invalid COPY file header (WITH OIDS)")
+	}
+	if flags&0xffff0000&^(1<<16) != 0 {
+		return cr.opts.newCopyError(0, -1, nil, "unrecognized critical flags in COPY file header")
+	}
+	b, err = cr.readFull(4)
+	if err != nil {
+		return cr.opts.newCopyError(0, -1, nil, "invalid COPY file header (missing length)")
+	}
+	ext := int64(binary.BigEndian.Uint32(b))
+	if int32(ext) < 0 {
+		return cr.opts.newCopyError(0, -1, nil, "invalid COPY file header (missing length)")
+	}
+	if n, err := io.CopyN(io.Discard, cr.r, ext); err != nil || n != ext {
+		return cr.opts.newCopyError(0, -1, nil, "invalid COPY file header (wrong length)")
+	}
+	cr.headerDone = true
+	return nil
+}
+
+func (cr *CopyReader) nextBinary() ([][]byte, error) {
+	if !cr.headerDone {
+		if err := cr.binaryHeader(); err != nil {
+			return nil, err
+		}
+	}
+	cr.line++
+	// End of input exactly at a tuple boundary ends the data even without
+	// the -1 trailer, as in PostgreSQL (CopyGetInt16 returning false).
+	b := cr.hdr[:2]
+	if k, err := io.ReadFull(cr.r, b); err != nil {
+		if err == io.EOF && k == 0 {
+			cr.done = true
+			return nil, io.EOF
+		}
+		return nil, cr.eofErr(err)
+	}
+	n := int16(binary.BigEndian.Uint16(b))
+	if n == -1 {
+		cr.done = true
+		return nil, io.EOF
+	}
+	if cr.ncols > 0 && int(n) != cr.ncols {
+		return nil, cr.opts.newCopyError(cr.line, -1, nil, "row field count is %d, expected %d", n, cr.ncols)
+	}
+	if n < 0 {
+		return nil, cr.opts.newCopyError(cr.line, -1, nil, "row field count is %d, expected %d", n, cr.ncols)
+	}
+	fields := cr.fields[:0]
+	cr.attr = cr.attr[:0]
+	// Offsets first: cr.attr may grow while reading.
+	spans := cr.spans[:0]
+	for i := 0; i < int(n); i++ {
+		b, err := cr.readFull(4)
+		if err != nil {
+			return nil, err
+		}
+		l := int32(binary.BigEndian.Uint32(b))
+		if l == -1 {
+			spans = append(spans, copySpan{-1, 0})
+			continue
+		}
+		if l < 0 {
+			return nil, cr.opts.newCopyError(cr.line, i, nil, "invalid field size")
+		}
+		off := len(cr.attr)
+		cr.attr = append(cr.attr, make([]byte, l)...)
+		if _, err := io.ReadFull(cr.r, cr.attr[off:]); err != nil {
+			return nil, cr.eofErr(err)
+		}
+		spans = append(spans, copySpan{off, int(l)})
+	}
+	for _, s := range spans {
+		if s.off < 0 {
+			fields = append(fields, nil)
+		} else {
+			fields = append(fields, cr.attr[s.off:s.off+s.n:s.off+s.n])
+		}
+	}
+	cr.fields, cr.spans = fields, spans
+	return fields, nil
+}
+
+type copySpan struct{ off, n int }

@@ -1,0 +1,347 @@
+package pgwire
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/bsdb/bsdb-pg/pgerr"
+)
+
+// cmdQueueLen bounds how far the reader goroutine reads ahead of the
+// command loop (pipelined messages).
+const cmdQueueLen = 64
+
+// conn is one client connection. Its phases: startup (negotiate,
+// authenticate, NewSession, first ReadyForQuery), then the command loop fed
+// by the reader goroutine, then close (Session.Close, socket close, reader
+// joined).
+//
+// Fields below mu are owned by the command loop goroutine.
+type conn struct {
+	srv *Server
+	log *slog.Logger
+	raw net.Conn // the accepted socket, never replaced (Shutdown closes it)
+	tls bool
+
+	ior *ioErrReader
+	rd  *bufio.Reader
+	in  *pgproto3.Backend // decodes; used by startup, then only by readLoop
+	bw  *bufio.Writer
+	out *pgproto3.Backend // encodes into bw; used by the command loop only
+
+	ctx    context.Context // connection lifetime; cause says why it ended
+	cancel context.CancelCauseFunc
+
+	pid    uint32
+	secret [4]byte
+	info   StartupInfo // written once under mu during startup
+	sess   Session
+	start  time.Time
+
+	cmds       chan command
+	done       chan struct{} // closed when the command loop ends
+	readerDone chan struct{} // closed when readLoop returns
+	pending    command       // a command a COPY reader took that the loop must see
+
+	stmts          map[string]*stmtEntry
+	portals        map[string]*portalEntry
+	ignoreTillSync bool  // skip messages until Sync (after an extended-protocol error)
+	stop           bool  // a FATAL error was sent: close
+	writeErr       error // the socket failed: close
+
+	mu struct {
+		sync.Mutex
+		stmtCancel  context.CancelCauseFunc // cancels the running statement
+		state       string
+		query       string
+		queryStart  time.Time
+		stateChange time.Time
+		appName     string
+	}
+}
+
+func newConn(s *Server, nc net.Conn) *conn {
+	c := &conn{
+		srv:        s,
+		log:        s.log,
+		raw:        nc,
+		start:      time.Now(),
+		cmds:       make(chan command, cmdQueueLen),
+		done:       make(chan struct{}),
+		readerDone: make(chan struct{}),
+		stmts:      make(map[string]*stmtEntry),
+		portals:    make(map[string]*portalEntry),
+	}
+	c.ctx, c.cancel = context.WithCancelCause(context.Background())
+	c.mu.state = "starting"
+	c.mu.stateChange = c.start
+	c.setTransport(nc)
+	return c
+}
+
+// ioErrReader remembers whether the transport itself failed, which tells
+// an I/O error (client gone) from a decode error (malformed bytes).
+type ioErrReader struct {
+	r   io.Reader
+	bad atomic.Bool
+}
+
+func (r *ioErrReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil {
+		r.bad.Store(true)
+	}
+	return n, err
+}
+
+func (r *ioErrReader) failed() bool { return r.bad.Load() }
+
+// run serves the connection until it ends.
+func (c *conn) run() {
+	defer func() {
+		c.cancel(errConnDone)
+		c.raw.Close()
+	}()
+	if !c.startup() {
+		c.closeSession()
+		return
+	}
+	go c.readLoop()
+	c.loop()
+	close(c.done)
+	c.raw.Close() // unblocks readLoop
+	<-c.readerDone
+	c.closeSession()
+}
+
+// loop is the command loop.
+func (c *conn) loop() {
+	for !c.stop && c.writeErr == nil {
+		cmd, ok := c.next()
+		if !ok {
+			if context.Cause(c.ctx) == errShutdown {
+				c.sendError(shutdownError())
+			}
+			return
+		}
+		c.handle(cmd)
+	}
+}
+
+// handle executes one command. "Skip to Sync after an error" is the
+// ignoreTillSync flag: a cursor move over the queued commands.
+func (c *conn) handle(cmd command) {
+	switch cmd := cmd.(type) {
+	case cmdReadError:
+		if !cmd.io {
+			c.log.Info("pgwire: protocol violation; closing connection", "pid", c.pid, "err", cmd.err)
+			c.sendError(protocolErrorf("invalid frontend message: %v", cmd.err))
+		}
+		c.stop = true
+		return
+	case cmdTerminate:
+		c.stop = true
+		return
+	case cmdCopyData, cmdCopyDone, cmdCopyFail:
+		// The rest of a COPY FROM STDIN that failed: PostgreSQL accepts
+		// and ignores these.
+		return
+	case cmdSync:
+		c.ignoreTillSync = false
+		c.sync()
+		return
+	}
+	if c.ignoreTillSync {
+		return
+	}
+	var err error
+	switch cmd := cmd.(type) {
+	case cmdQuery:
+		c.simpleQuery(cmd.sql)
+		return
+	case cmdOther:
+		if cmd.typ == 'F' {
+			c.sendError(c.protocolFail(pgerr.New(pgerr.FeatureNotSupported, "fastpath function calls are not supported")))
+			c.readyForQuery()
+			return
+		}
+		c.sendError(protocolErrorf("invalid frontend message type %d", cmd.typ))
+		return
+	case cmdFlush:
+		err = c.flush()
+	case cmdParse:
+		err = c.parse(cmd)
+	case cmdBind:
+		err = c.bind(cmd)
+	case cmdDescribe:
+		err = c.describe(cmd)
+	case cmdExecute:
+		err = c.execute(cmd)
+	case cmdClose:
+		err = c.closeObject(cmd)
+	default:
+		err = protocolErrorf("BUG: unhandled command %T", cmd)
+	}
+	if err != nil {
+		c.sendError(err)
+		c.ignoreTillSync = true
+	}
+}
+
+// withStmt runs f as one statement: under a context that CancelRequest,
+// Shutdown and a vanished client cancel, with panics recovered. The error
+// it returns is ready for the wire (see wireError).
+func (c *conn) withStmt(op string, f func(ctx context.Context) error) *pgerr.Error {
+	ctx, cancel := context.WithCancelCause(c.ctx)
+	c.mu.Lock()
+	c.mu.stmtCancel = cancel
+	c.mu.Unlock()
+	err := c.guard(op, func() error { return f(ctx) })
+	c.mu.Lock()
+	c.mu.stmtCancel = nil
+	c.mu.Unlock()
+	var e *pgerr.Error
+	if err != nil {
+		e = c.wireError(err, ctx)
+	}
+	cancel(nil)
+	return e
+}
+
+// cancelStatement cancels the running statement, if any (CancelRequest).
+func (c *conn) cancelStatement() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.mu.stmtCancel != nil {
+		c.mu.stmtCancel(errCancelReq)
+	}
+}
+
+// closeSession closes portals, then statements, then the Session, once.
+func (c *conn) closeSession() {
+	for name, p := range c.portals {
+		c.closePortal(name, p)
+	}
+	for name, s := range c.stmts {
+		c.closeStmt(name, s)
+	}
+	if c.sess != nil {
+		_ = c.guard("Close", func() error { c.sess.Close(); return nil })
+		c.sess = nil
+	}
+}
+
+// send encodes msg into the write buffer. Errors stick in writeErr.
+func (c *conn) send(msg pgproto3.BackendMessage) error {
+	if c.writeErr != nil {
+		return c.writeErr
+	}
+	c.out.Send(msg)
+	if err := c.out.Flush(); err != nil { // into bw; reaches the socket when bw fills or at flush
+		c.writeErr = err
+		c.cancel(errClientGone)
+	}
+	return c.writeErr
+}
+
+// flush writes the buffered messages to the socket.
+func (c *conn) flush() error {
+	if c.writeErr != nil {
+		return c.writeErr
+	}
+	if err := c.bw.Flush(); err != nil {
+		c.writeErr = err
+		c.cancel(errClientGone)
+	}
+	return c.writeErr
+}
+
+// sendError sends err as ErrorResponse (and flushes). A FATAL error stops
+// the connection.
+func (c *conn) sendError(err error) {
+	e, ok := err.(*pgerr.Error)
+	if !ok || e == nil {
+		e = c.wireError(err, nil)
+	}
+	if e.Severity == pgerr.SeverityFatal {
+		c.stop = true
+	}
+	_ = c.send(errorResponse(e))
+	_ = c.flush()
+}
+
+// readyForQuery ends a command cycle: portals end with the transaction,
+// then ReadyForQuery with the session's real transaction status.
+func (c *conn) readyForQuery() {
+	st := c.txStatus()
+	if c.stop {
+		return
+	}
+	if st == 'I' {
+		for name, p := range c.portals {
+			c.closePortal(name, p)
+		}
+	}
+	// State first: a client that saw ReadyForQuery must see it in Sessions.
+	state := "idle"
+	switch st {
+	case 'T':
+		state = "idle in transaction"
+	case 'E':
+		state = "idle in transaction (aborted)"
+	}
+	c.setState(state, "")
+	_ = c.send(&pgproto3.ReadyForQuery{TxStatus: st})
+	_ = c.flush()
+}
+
+// txStatus asks the session; a panic or an invalid status is FATAL.
+func (c *conn) txStatus() byte {
+	st := byte('I')
+	if err := c.guard("TxStatus", func() error { st = c.sess.TxStatus(); return nil }); err != nil {
+		c.sendError(err)
+		return 'E'
+	}
+	switch st {
+	case 'I', 'T', 'E':
+		return st
+	}
+	e := c.wireError(errorf("BUG: Session.TxStatus returned %q", st), nil)
+	e.Severity = pgerr.SeverityFatal
+	c.sendError(e)
+	return 'E'
+}
+
+// setState records the pg_stat_activity state; a non-empty query marks the
+// start of a new query.
+func (c *conn) setState(state, query string) {
+	now := time.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.mu.state != state {
+		c.mu.state = state
+		c.mu.stateChange = now
+	}
+	if query != "" {
+		c.mu.query = query
+		c.mu.queryStart = now
+	}
+}
+
+func (c *conn) sessionInfo() SessionInfo {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return SessionInfo{
+		PID: c.info.PID, User: c.info.User, Database: c.info.Database, ApplicationName: c.mu.appName,
+		State: c.mu.state, Query: c.mu.query, BackendStart: c.start, QueryStart: c.mu.queryStart,
+		StateChange: c.mu.stateChange, ClientAddr: c.raw.RemoteAddr(),
+	}
+}

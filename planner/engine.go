@@ -1,0 +1,401 @@
+package planner
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	duckdb "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/bsdb/bsdb-pg/pgerr"
+	"github.com/bsdb/bsdb-pg/storage/catalog"
+	"github.com/bsdb/bsdb-pg/storage/objstore"
+	"github.com/bsdb/bsdb-pg/storage/schema"
+	"github.com/bsdb/bsdb-pg/txn"
+	"github.com/bsdb/bsdb-pg/wal"
+)
+
+// Config configures an Engine.
+type Config struct {
+	DataDir   string // local state: catalog and tables when Warehouse is empty, WAL, caches
+	Warehouse string // "" (= DataDir), a local path, or s3://bucket/prefix
+	S3        objstore.S3Config
+	WALDir    string // "" = {table}/_wal under a local warehouse; a temp dir for S3
+
+	Durability    wal.Durability
+	SyncBatchSize int
+	SyncInterval  time.Duration
+	CompactBytes  int64
+	FlushBytes    int64
+	FlushInterval time.Duration
+	UnsafeNoSync  bool
+
+	MaxConcurrency int // DuckDB threads; 0 = all cores
+	MemoryLimit    string
+	Logger         *slog.Logger
+	// DefaultDatabase is created at start if missing.
+	DefaultDatabase string
+}
+
+// Engine is the process-wide executor: tables, catalog, DuckDB.
+type Engine struct {
+	cfg     Config
+	store   objstore.Store
+	local   objstore.LocalPather // nil for remote stores
+	cat     *catalog.Catalog
+	db      *sql.DB
+	conn    *duckdb.Connector
+	walRoot string
+	cache   string
+	log     *slog.Logger
+
+	mu     sync.Mutex
+	tables map[catalog.TableID]*Table
+	opening map[catalog.TableID]chan struct{}
+	closed bool
+}
+
+// Open starts an engine.
+func Open(ctx context.Context, cfg Config) (*Engine, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.DataDir == "" {
+		cfg.DataDir = "bsdb-data"
+	}
+	if cfg.DefaultDatabase == "" {
+		cfg.DefaultDatabase = "postgres"
+	}
+	dataDir, err := filepath.Abs(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	cfg.DataDir = dataDir
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	e := &Engine{cfg: cfg, log: cfg.Logger, tables: map[catalog.TableID]*Table{}, opening: map[catalog.TableID]chan struct{}{}}
+	wh := cfg.Warehouse
+	switch {
+	case strings.HasPrefix(wh, "s3://"):
+		s3cfg := cfg.S3
+		loc, err := objstore.ParseURI(wh)
+		if err != nil {
+			return nil, err
+		}
+		s3cfg.Bucket, s3cfg.Prefix = loc.Bucket, loc.Prefix
+		st, err := objstore.NewS3(ctx, s3cfg)
+		if err != nil {
+			return nil, fmt.Errorf("warehouse %s: %w", wh, err)
+		}
+		e.store = st
+		e.walRoot = cfg.WALDir
+		if e.walRoot == "" {
+			e.walRoot = filepath.Join(os.TempDir(), "bsdb-wal", strings.NewReplacer("/", "_", ":", "_").Replace(wh))
+			cfg.Logger.Warn("S3 warehouse without BSDB_WAL_DIR: the WAL is in a temporary directory; unflushed writes do not survive the loss of this machine", "wal_dir", e.walRoot)
+		}
+	default:
+		root := wh
+		if root == "" {
+			root = filepath.Join(dataDir, "warehouse")
+		}
+		st, err := objstore.NewLocal(root)
+		if err != nil {
+			return nil, fmt.Errorf("warehouse %s: %w", root, err)
+		}
+		e.store = st
+		e.local = st
+		e.walRoot = cfg.WALDir
+	}
+	e.cache = filepath.Join(dataDir, "cache")
+	e.cat = catalog.New(e.store)
+
+	tmp := filepath.Join(dataDir, "duckdb_tmp")
+	_ = os.RemoveAll(tmp)
+	e.conn, err = duckdb.NewConnector("", func(execer driver.ExecerContext) error {
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("duckdb: %w", err)
+	}
+	e.db = sql.OpenDB(e.conn)
+	init := []string{fmt.Sprintf("SET temp_directory = '%s'", strings.ReplaceAll(tmp, "'", "''"))}
+	if cfg.MaxConcurrency > 0 {
+		init = append(init, fmt.Sprintf("SET threads = %d", cfg.MaxConcurrency))
+	}
+	if cfg.MemoryLimit != "" {
+		init = append(init, fmt.Sprintf("SET memory_limit = '%s'", cfg.MemoryLimit))
+	}
+	init = append(init, "SET preserve_insertion_order = true")
+	for _, q := range init {
+		if _, err := e.db.ExecContext(ctx, q); err != nil {
+			e.db.Close()
+			return nil, fmt.Errorf("duckdb init %q: %w", q, err)
+		}
+	}
+	if err := e.registerUDFs(ctx); err != nil {
+		e.db.Close()
+		return nil, fmt.Errorf("duckdb functions: %w", err)
+	}
+	if err := e.cat.CreateDatabase(ctx, cfg.DefaultDatabase); err != nil && !errors.Is(err, catalog.ErrExists) {
+		e.db.Close()
+		return nil, fmt.Errorf("catalog: %w", err)
+	}
+	if err := e.cat.CreateSchema(ctx, cfg.DefaultDatabase, "public"); err != nil && !errors.Is(err, catalog.ErrExists) {
+		e.db.Close()
+		return nil, fmt.Errorf("catalog: %w", err)
+	}
+	return e, nil
+}
+
+// DB returns the DuckDB handle (sessions take connections from it).
+func (e *Engine) DB() *sql.DB { return e.db }
+
+// Catalog returns the catalog.
+func (e *Engine) Catalog() *catalog.Catalog { return e.cat }
+
+// Store returns the warehouse object store.
+func (e *Engine) Store() objstore.Store { return e.store }
+
+// Config returns the engine configuration.
+func (e *Engine) Config() Config { return e.cfg }
+
+// Close commits and closes every open table, then DuckDB.
+func (e *Engine) Close(ctx context.Context) error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.closed = true
+	tables := make([]*Table, 0, len(e.tables))
+	for _, t := range e.tables {
+		tables = append(tables, t)
+	}
+	e.mu.Unlock()
+	var errs []error
+	for _, t := range tables {
+		if err := t.close(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("close %s: %w", t.ID, err))
+		}
+	}
+	errs = append(errs, e.db.Close(), e.conn.Close())
+	return errors.Join(errs...)
+}
+
+// FlushAll commits the buffers of every open table.
+func (e *Engine) FlushAll(ctx context.Context) error {
+	var errs []error
+	for _, t := range e.openTables() {
+		if err := t.T.Flush(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (e *Engine) openTables() []*Table {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ts := make([]*Table, 0, len(e.tables))
+	for _, t := range e.tables {
+		ts = append(ts, t)
+	}
+	return ts
+}
+
+func (e *Engine) txnOptions(prefix string) txn.Options {
+	walDir := ""
+	if e.walRoot != "" {
+		walDir = filepath.Join(e.walRoot, filepath.FromSlash(prefix))
+	} else if e.local != nil {
+		walDir = filepath.Join(e.local.LocalPath(prefix), "_wal")
+	}
+	return txn.Options{
+		Store:         e.store,
+		Prefix:        prefix,
+		WALDir:        walDir,
+		SyncBatchSize: e.cfg.SyncBatchSize,
+		SyncInterval:  e.cfg.SyncInterval,
+		CompactBytes:  e.cfg.CompactBytes,
+		UnsafeNoSync:  e.cfg.UnsafeNoSync,
+		FlushBytes:    e.cfg.FlushBytes,
+		FlushInterval: e.cfg.FlushInterval,
+		Logger:        e.log,
+	}
+}
+
+// Table returns the open handle of a table, opening (and recovering) it on
+// first use. Unknown tables: 42P01.
+func (e *Engine) Table(ctx context.Context, id catalog.TableID) (*Table, error) {
+	for {
+		e.mu.Lock()
+		if e.closed {
+			e.mu.Unlock()
+			return nil, pgerr.New(pgerr.AdminShutdown, "the server is shutting down")
+		}
+		if t, ok := e.tables[id]; ok {
+			e.mu.Unlock()
+			return t, nil
+		}
+		if ch, ok := e.opening[id]; ok {
+			e.mu.Unlock()
+			select {
+			case <-ch:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		ch := make(chan struct{})
+		e.opening[id] = ch
+		e.mu.Unlock()
+		t, err := e.openTable(ctx, id)
+		e.mu.Lock()
+		delete(e.opening, id)
+		if err == nil {
+			e.tables[id] = t
+		}
+		close(ch)
+		e.mu.Unlock()
+		return t, err
+	}
+}
+
+func (e *Engine) openTable(ctx context.Context, id catalog.TableID) (*Table, error) {
+	ent, err := e.cat.Table(ctx, id)
+	if err != nil {
+		if errors.Is(err, catalog.ErrNotFound) {
+			return nil, undefinedTable(id)
+		}
+		return nil, err
+	}
+	tt, err := txn.Open(ctx, e.txnOptions(ent.Prefix))
+	if err != nil {
+		return nil, pgerr.Wrap(err, pgerr.DataCorrupted, "could not open table %s: %v", id.Name, err)
+	}
+	return e.attach(ctx, id, ent, tt)
+}
+
+func undefinedTable(id catalog.TableID) *pgerr.Error {
+	if id.Schema != "" && id.Schema != "public" {
+		return pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", id.Schema, id.Name)
+	}
+	return pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", id.Name)
+}
+
+// CreateTable creates a table. ifNotExists: an existing table is not an
+// error (created=false).
+func (e *Engine) CreateTable(ctx context.Context, id catalog.TableID, sch *schema.Schema, ifNotExists bool) (created bool, err error) {
+	if _, err := e.cat.Table(ctx, id); err == nil {
+		if ifNotExists {
+			return false, nil
+		}
+		return false, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", id.Name)
+	}
+	if err := e.checkSchema(ctx, id.Database, id.Schema); err != nil {
+		return false, err
+	}
+	ent, err := e.cat.CreateTable(ctx, id)
+	if err != nil {
+		if errors.Is(err, catalog.ErrExists) {
+			if ifNotExists {
+				return false, nil
+			}
+			return false, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", id.Name)
+		}
+		return false, err
+	}
+	// Leftovers of an earlier table of that name whose drop was interrupted.
+	e.deletePrefix(ctx, ent.Prefix)
+	opts := e.txnOptions(ent.Prefix)
+	if opts.WALDir != "" {
+		_ = os.RemoveAll(opts.WALDir)
+	}
+	tt, err := txn.Create(ctx, opts, sch)
+	if err != nil {
+		_ = e.cat.DropTable(ctx, id)
+		return false, err
+	}
+	t, err := e.attach(ctx, id, ent, tt)
+	if err != nil {
+		return false, err
+	}
+	e.mu.Lock()
+	e.tables[id] = t
+	e.mu.Unlock()
+	return true, nil
+}
+
+func (e *Engine) checkSchema(ctx context.Context, db, sc string) error {
+	schemas, err := e.cat.ListSchemas(ctx, db)
+	if err != nil {
+		return err
+	}
+	for _, s := range schemas {
+		if s == sc {
+			return nil
+		}
+	}
+	return pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", sc)
+}
+
+// DropTable drops a table and deletes its files.
+func (e *Engine) DropTable(ctx context.Context, id catalog.TableID) error {
+	ent, err := e.cat.Table(ctx, id)
+	if err != nil {
+		if errors.Is(err, catalog.ErrNotFound) {
+			return undefinedTable(id)
+		}
+		return err
+	}
+	e.mu.Lock()
+	t := e.tables[id]
+	delete(e.tables, id)
+	e.mu.Unlock()
+	if t != nil {
+		t.drop(ctx)
+	}
+	if err := e.cat.DropTable(ctx, id); err != nil {
+		return err
+	}
+	e.deletePrefix(ctx, ent.Prefix)
+	opts := e.txnOptions(ent.Prefix)
+	if opts.WALDir != "" {
+		_ = os.RemoveAll(opts.WALDir)
+	}
+	return nil
+}
+
+func (e *Engine) deletePrefix(ctx context.Context, prefix string) {
+	infos, err := e.store.List(ctx, prefix+"/")
+	if err != nil {
+		return
+	}
+	for _, in := range infos {
+		_ = e.store.Delete(ctx, in.Key)
+	}
+}
+
+// ListTables lists the tables of a database.
+func (e *Engine) ListTables(ctx context.Context, db string) ([]catalog.Entry, error) {
+	return e.cat.ListTables(ctx, db)
+}
+
+// TableSchema returns the schema of a table without opening it for writes
+// (it opens the handle: the schema lives in its manifest).
+func (e *Engine) TableSchema(ctx context.Context, id catalog.TableID) (*schema.Schema, error) {
+	t, err := e.Table(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return t.Schema, nil
+}

@@ -1,0 +1,492 @@
+package planner
+
+import (
+	"context"
+	"database/sql/driver"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	duckdb "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/bsdb/bsdb-pg/storage/catalog"
+	"github.com/bsdb/bsdb-pg/storage/manifest"
+	"github.com/bsdb/bsdb-pg/storage/schema"
+	"github.com/bsdb/bsdb-pg/txn"
+	"github.com/bsdb/bsdb-pg/wal"
+)
+
+// batchColumn is the mirror's extra column holding the batch id.
+const batchColumn = "__bsdb_batch"
+
+// Table is an open table: its txn handle and its DuckDB mirror.
+type Table struct {
+	ID     catalog.TableID
+	Entry  catalog.Entry
+	T      *txn.Table
+	Schema *schema.Schema
+	mirror string // quoted DuckDB identifier of the mirror table
+	eng    *Engine
+
+	// gc: shared by statements from snapshot to end of query; exclusive to
+	// delete committed batches from the mirror.
+	gc        sync.RWMutex
+	gcMu      sync.Mutex
+	gcPending []uint64
+	stopGC    func()
+	gcDone    chan struct{}
+}
+
+func (e *Engine) attach(ctx context.Context, id catalog.TableID, ent *catalog.Entry, tt *txn.Table) (*Table, error) {
+	t := &Table{ID: id, Entry: *ent, T: tt, Schema: tt.Schema(), eng: e, gcDone: make(chan struct{})}
+	t.mirror = quoteIdent(fmt.Sprintf("__bsdb_buf_%d", ent.OID))
+	var cols []string
+	for _, c := range t.Schema.Columns {
+		cols = append(cols, quoteIdent(c.Name)+" "+DuckType(&c))
+	}
+	cols = append(cols, batchColumn+" UBIGINT")
+	ddl := fmt.Sprintf("CREATE OR REPLACE TABLE %s (%s)", t.mirror, strings.Join(cols, ", "))
+	if _, err := e.db.ExecContext(ctx, ddl); err != nil {
+		tt.Abandon()
+		return nil, fmt.Errorf("create mirror of %s: %w", id.Name, err)
+	}
+	// Mirror what recovery put in the buffer, before anyone reads.
+	snap, err := tt.Snapshot(ctx)
+	if err != nil {
+		tt.Abandon()
+		return nil, err
+	}
+	err = t.mirrorBatches(ctx, snap.Batches)
+	snap.Release()
+	if err != nil {
+		tt.Abandon()
+		return nil, err
+	}
+	events, cancel := tt.Subscribe()
+	t.stopGC = cancel
+	go t.collector(events)
+	return t, nil
+}
+
+// collector deletes the rows of committed batches from the mirror.
+func (t *Table) collector(events <-chan txn.CommitEvent) {
+	defer close(t.gcDone)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			t.gcMu.Lock()
+			t.gcPending = append(t.gcPending, ev.BatchIDs...)
+			t.gcMu.Unlock()
+			t.collect()
+		case <-tick.C:
+			t.collect()
+		}
+	}
+}
+
+func (t *Table) collect() {
+	t.gcMu.Lock()
+	ids := t.gcPending
+	t.gcMu.Unlock()
+	if len(ids) == 0 {
+		return
+	}
+	// Never wait behind long statements: try again at the next tick.
+	if !t.gc.TryLock() {
+		return
+	}
+	defer t.gc.Unlock()
+	q := fmt.Sprintf("DELETE FROM %s WHERE %s", t.mirror, batchPredicate(ids))
+	if _, err := t.eng.db.ExecContext(context.Background(), q); err != nil {
+		t.eng.log.Warn("mirror collection failed; will retry", "table", t.ID.Name, "err", err)
+		return
+	}
+	t.gcMu.Lock()
+	t.gcPending = t.gcPending[len(ids):]
+	t.gcMu.Unlock()
+}
+
+func (t *Table) close(ctx context.Context) error {
+	err := t.T.Close(ctx)
+	t.stopGC()
+	<-t.gcDone
+	return err
+}
+
+func (t *Table) drop(ctx context.Context) {
+	_ = t.T.Abandon()
+	t.stopGC()
+	<-t.gcDone
+	t.gc.Lock()
+	_, _ = t.eng.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+t.mirror)
+	t.gc.Unlock()
+}
+
+// mirrorBatches copies batches into the mirror (all columns + batch id).
+func (t *Table) mirrorBatches(ctx context.Context, batches []txn.Batch) error {
+	if len(batches) == 0 {
+		return nil
+	}
+	conn, err := t.eng.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		ar, err := duckdb.NewArrowFromConn(dc.(driver.Conn))
+		if err != nil {
+			return err
+		}
+		recs := make([]arrow.RecordBatch, 0, len(batches))
+		defer func() {
+			for _, r := range recs {
+				r.Release()
+			}
+		}()
+		var sch *arrow.Schema
+		for _, b := range batches {
+			r := duckFriendly(b.Rec, b.ID)
+			sch = r.Schema()
+			recs = append(recs, r)
+		}
+		rdr, err := array.NewRecordReader(sch, recs)
+		if err != nil {
+			return err
+		}
+		defer rdr.Release()
+		view := fmt.Sprintf("__bsdb_in_%d", batches[0].ID)
+		release, err := ar.RegisterView(rdr, view)
+		if err != nil {
+			return fmt.Errorf("mirror %s: %w", t.ID.Name, err)
+		}
+		defer release()
+		execer := dc.(driver.ExecerContext)
+		if _, err := execer.ExecContext(ctx, fmt.Sprintf("INSERT INTO %s SELECT * FROM %s", t.mirror, view), nil); err != nil {
+			return fmt.Errorf("mirror %s: %w", t.ID.Name, err)
+		}
+		_, _ = execer.ExecContext(ctx, "DROP VIEW IF EXISTS "+view, nil)
+		return nil
+	})
+}
+
+// unmirror deletes batches from the mirror (failed or rolled back writes).
+func (t *Table) unmirror(ctx context.Context, ids []uint64) {
+	if len(ids) == 0 {
+		return
+	}
+	t.gcMu.Lock()
+	t.gcPending = append(t.gcPending, ids...)
+	t.gcMu.Unlock()
+	t.collect()
+}
+
+// Write writes batches as one transaction (mirror first, then WAL, then
+// visible). ids may be preallocated (a transaction's batches already
+// mirrored) or nil.
+func (t *Table) Write(ctx context.Context, recs []arrow.RecordBatch, d wal.Durability, mirrored []uint64) (txn.WriteResult, error) {
+	opts := txn.WriteOptions{Durability: d, BatchIDs: mirrored}
+	if mirrored == nil {
+		opts.BeforeAppend = func(bs []txn.Batch) error { return t.mirrorBatches(ctx, bs) }
+		opts.AfterFailure = func(bs []txn.Batch) {
+			ids := make([]uint64, len(bs))
+			for i, b := range bs {
+				ids[i] = b.ID
+			}
+			t.unmirror(context.Background(), ids)
+		}
+	}
+	return t.T.Write(ctx, recs, opts)
+}
+
+// Stage mirrors the batches of an open transaction (visible only to its
+// session) and returns their ids.
+func (t *Table) Stage(ctx context.Context, recs []arrow.RecordBatch) ([]uint64, error) {
+	ids := t.T.AllocBatchIDs(len(recs))
+	bs := make([]txn.Batch, len(recs))
+	for i, r := range recs {
+		bs[i] = txn.Batch{ID: ids[i], Rec: r}
+	}
+	if err := t.mirrorBatches(ctx, bs); err != nil {
+		return nil, err
+	}
+	return ids, nil
+}
+
+// Unstage removes a rolled back transaction's batches from the mirror.
+func (t *Table) Unstage(ids []uint64) { t.unmirror(context.Background(), ids) }
+
+// Bound is a table bound to a snapshot for one statement.
+type Bound struct {
+	FromSQL string
+	Snap    *txn.Snapshot
+	release func()
+}
+
+// Release ends the statement's hold on the snapshot.
+func (b *Bound) Release() {
+	if b.release != nil {
+		b.release()
+		b.release = nil
+	}
+}
+
+// Bind takes a snapshot and returns the DuckDB relation of the table as of
+// it, plus extra batch ids (the session's own uncommitted writes).
+func (t *Table) Bind(ctx context.Context, extra []uint64) (*Bound, error) {
+	t.gc.RLock()
+	snap, err := t.T.Snapshot(ctx)
+	if err != nil {
+		t.gc.RUnlock()
+		return nil, err
+	}
+	files, err := t.eng.localFiles(ctx, t, snap.Manifest)
+	if err != nil {
+		snap.Release()
+		t.gc.RUnlock()
+		return nil, err
+	}
+	ids := make([]uint64, 0, len(snap.Batches)+len(extra))
+	for _, b := range snap.Batches {
+		ids = append(ids, b.ID)
+	}
+	ids = append(ids, extra...)
+	var cols []string
+	for i := range t.Schema.Columns {
+		c := &t.Schema.Columns[i]
+		cols = append(cols, fmt.Sprintf("CAST(%s AS %s) AS %s", parquetReadExpr(c), ViewType(c), quoteIdent(c.Name)))
+	}
+	var mcols []string
+	for i := range t.Schema.Columns {
+		c := &t.Schema.Columns[i]
+		if vt := ViewType(c); vt != DuckType(c) {
+			mcols = append(mcols, fmt.Sprintf("CAST(%s AS %s) AS %s", quoteIdent(c.Name), vt, quoteIdent(c.Name)))
+		} else {
+			mcols = append(mcols, quoteIdent(c.Name))
+		}
+	}
+	var parts []string
+	if len(files) > 0 {
+		quoted := make([]string, len(files))
+		for i, f := range files {
+			quoted[i] = quoteLiteral(f)
+		}
+		parts = append(parts, fmt.Sprintf("SELECT %s FROM read_parquet([%s])", strings.Join(cols, ", "), strings.Join(quoted, ", ")))
+	}
+	if len(ids) > 0 {
+		parts = append(parts, fmt.Sprintf("SELECT %s FROM %s WHERE %s", strings.Join(mcols, ", "), t.mirror, batchPredicate(ids)))
+	}
+	if len(parts) == 0 {
+		// Empty table: typed, zero rows.
+		parts = append(parts, fmt.Sprintf("SELECT %s FROM %s WHERE false", strings.Join(mcols, ", "), t.mirror))
+	}
+	b := &Bound{FromSQL: "(" + strings.Join(parts, " UNION ALL ") + ")", Snap: snap}
+	var once sync.Once
+	b.release = func() {
+		once.Do(func() {
+			snap.Release()
+			t.gc.RUnlock()
+		})
+	}
+	return b, nil
+}
+
+// localFiles returns local paths of the snapshot's data files, fetching
+// remote ones into the local cache (files are immutable).
+func (e *Engine) localFiles(ctx context.Context, t *Table, m *manifest.Manifest) ([]string, error) {
+	out := make([]string, 0, len(m.Files))
+	for _, f := range m.Files {
+		key := t.Entry.Prefix + "/" + f.Path
+		if e.local != nil {
+			out = append(out, e.local.LocalPath(key))
+			continue
+		}
+		p := filepath.Join(e.cache, filepath.FromSlash(key))
+		if err := e.fetch(ctx, key, p); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// batchPredicate renders "id IN set" as ranges of consecutive ids.
+func batchPredicate(ids []uint64) string {
+	s := append([]uint64(nil), ids...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	var terms []string
+	var singles []string
+	for i := 0; i < len(s); {
+		j := i
+		for j+1 < len(s) && s[j+1] <= s[j]+1 {
+			j++
+		}
+		if s[j]-s[i] >= 2 {
+			terms = append(terms, fmt.Sprintf("(%s BETWEEN %d AND %d)", batchColumn, s[i], s[j]))
+		} else {
+			for k := i; k <= j; k++ {
+				if k == i || s[k] != s[k-1] {
+					singles = append(singles, fmt.Sprint(s[k]))
+				}
+			}
+		}
+		i = j + 1
+	}
+	if len(singles) > 0 {
+		terms = append(terms, fmt.Sprintf("%s IN (%s)", batchColumn, strings.Join(singles, ",")))
+	}
+	if len(terms) == 0 {
+		return "false"
+	}
+	return strings.Join(terms, " OR ")
+}
+
+// duckFriendly returns rec with the batch id column appended and types
+// DuckDB imports losslessly (uuid as text).
+func duckFriendly(rec arrow.RecordBatch, id uint64) arrow.RecordBatch {
+	n := int(rec.NumRows())
+	mem := memory.DefaultAllocator
+	fields := make([]arrow.Field, 0, rec.NumCols()+1)
+	cols := make([]arrow.Array, 0, rec.NumCols()+1)
+	for i, f := range rec.Schema().Fields() {
+		col := rec.Column(i)
+		if f.Type.ID() == arrow.EXTENSION {
+			// uuid: 16 bytes -> canonical text.
+			ext := col.(array.ExtensionArray).Storage().(*array.FixedSizeBinary)
+			b := array.NewStringBuilder(mem)
+			for r := 0; r < n; r++ {
+				if ext.IsNull(r) {
+					b.AppendNull()
+					continue
+				}
+				b.Append(formatUUID(ext.Value(r)))
+			}
+			col = b.NewArray()
+			f = arrow.Field{Name: f.Name, Type: arrow.BinaryTypes.String, Nullable: true}
+		} else {
+			col.Retain()
+			f = arrow.Field{Name: f.Name, Type: f.Type, Nullable: true}
+		}
+		fields = append(fields, f)
+		cols = append(cols, col)
+	}
+	ib := array.NewUint64Builder(mem)
+	ib.Reserve(n)
+	for r := 0; r < n; r++ {
+		ib.UnsafeAppend(id)
+	}
+	cols = append(cols, ib.NewArray())
+	fields = append(fields, arrow.Field{Name: batchColumn, Type: arrow.PrimitiveTypes.Uint64})
+	out := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(n))
+	for _, c := range cols {
+		c.Release()
+	}
+	return out
+}
+
+func formatUUID(b []byte) string {
+	const hex = "0123456789abcdef"
+	out := make([]byte, 0, 36)
+	for i, x := range b {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			out = append(out, '-')
+		}
+		out = append(out, hex[x>>4], hex[x&15])
+	}
+	return string(out)
+}
+
+// ViewType is the DuckDB type a query sees for a column. It differs from
+// the stored type only for numeric without a precision, stored as exact
+// text and computed as DECIMAL(38,10) (known gap: PostgreSQL's numeric has
+// no such limit and prints the stored scale).
+func ViewType(c *schema.Column) string {
+	if c.Kind == schema.KindString && strings.HasPrefix(c.Annotation, "numeric") {
+		return "DECIMAL(38,10)"
+	}
+	return DuckType(c)
+}
+
+// DuckType is the DuckDB type of a column in the mirror.
+func DuckType(c *schema.Column) string {
+	switch c.Kind {
+	case schema.KindBool:
+		return "BOOLEAN"
+	case schema.KindInt16:
+		return "SMALLINT"
+	case schema.KindInt32:
+		return "INTEGER"
+	case schema.KindInt64:
+		return "BIGINT"
+	case schema.KindFloat32:
+		return "REAL"
+	case schema.KindFloat64:
+		return "DOUBLE"
+	case schema.KindDecimal:
+		return fmt.Sprintf("DECIMAL(%d,%d)", c.Precision, c.Scale)
+	case schema.KindString, schema.KindJSON:
+		// JSON as text: DuckDB's json functions take VARCHAR, and the
+		// driver would otherwise decode JSON values instead of returning
+		// the text PostgreSQL prints.
+		return "VARCHAR"
+	case schema.KindBinary:
+		return "BLOB"
+	case schema.KindDate:
+		return "DATE"
+	case schema.KindTime:
+		return "TIME"
+	case schema.KindTimestamp:
+		return "TIMESTAMP"
+	case schema.KindTimestampTZ:
+		return "TIMESTAMPTZ"
+	case schema.KindInterval:
+		return "INTERVAL"
+	case schema.KindUUID:
+		return "UUID"
+	}
+	return "VARCHAR"
+}
+
+// parquetReadExpr reads a column from our Parquet files.
+func parquetReadExpr(c *schema.Column) string {
+	if c.Kind == schema.KindInterval {
+		return "bsdb_interval(" + quoteIdent(c.Name) + ")"
+	}
+	return quoteIdent(c.Name)
+}
+
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// MirrorRelation is a DuckDB relation over the given batches of the mirror
+// (none: an empty relation with the table's columns).
+func (t *Table) MirrorRelation(ids []uint64) string {
+	var cols []string
+	for i := range t.Schema.Columns {
+		c := &t.Schema.Columns[i]
+		cols = append(cols, fmt.Sprintf("CAST(%s AS %s) AS %s", quoteIdent(c.Name), ViewType(c), quoteIdent(c.Name)))
+	}
+	pred := "false"
+	if len(ids) > 0 {
+		pred = batchPredicate(ids)
+	}
+	return fmt.Sprintf("(SELECT %s FROM %s WHERE %s)", strings.Join(cols, ", "), t.mirror, pred)
+}
+
+// HoldMirror keeps the mirror's rows from being collected until
+// ReleaseMirror (a statement reading rows it just wrote).
+func (t *Table) HoldMirror() { t.gc.RLock() }
+
+// ReleaseMirror ends HoldMirror.
+func (t *Table) ReleaseMirror() { t.gc.RUnlock() }

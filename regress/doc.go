@@ -1,0 +1,72 @@
+// Package regress is bsdb-pg's pg_regress-style suite: SQL scripts run
+// through psql against our server and compared byte for byte with the
+// output a real PostgreSQL produced for the same scripts. The package has no
+// code of its own; everything is in its tests.
+//
+// # Layout
+//
+//	sql/NAME.sql        the scripts, one concern each (ddl, types, insert, copy,
+//	                    select, nulls, numeric, datetime, errors, transactions,
+//	                    truncate)
+//	expected/NAME.out   PostgreSQL's output for sql/NAME.sql (generated, never
+//	                    edited by hand)
+//	results/NAME.out    our server's output from the last run (gitignored)
+//	results/postgres/   the reference's output, when it no longer matches
+//
+// # Running
+//
+//	go test ./regress -run TestRegress                 # against bsdb-pg
+//	go test ./regress -run TestRegress/copy            # one script
+//	go test ./regress -run TestRegressAgainstPostgres  # the oracle still agrees
+//	go test ./regress -update [-pgurl URL]             # regenerate expected/
+//	make regress-update                                # the same
+//
+// The reference PostgreSQL is -pgurl, else BSDB_PG_URL, else one started by
+// internal/pgref (Debian's postgresql 15 or newer). Regeneration and the
+// oracle test run each script in a fresh database created with the C
+// collation (bytewise text order, as our engine sorts), so the expected
+// files do not depend on the cluster's locale.
+//
+// # How psql is run (mirrors pg_regress's psql_start_test)
+//
+//	psql -X -a -q -d URL -v HIDE_TABLEAM=on -v HIDE_TOAST_COMPRESSION=on < NAME.sql > NAME.out 2>&1
+//
+// The script comes on standard input, so errors print as "ERROR:  ..."
+// without a file:line prefix, and inline COPY data follows its COPY
+// statement. The environment is cleaned of PG* variables and pinned:
+// PGAPPNAME=pg_regress, PGCLIENTENCODING=UTF8, LC_ALL=C.UTF-8 (psql's column
+// widths for non-ASCII text). Settings that change output (TimeZone,
+// DateStyle, extra_float_digits, client_min_messages) are SET at the top of
+// every script rather than passed through PGOPTIONS/PGTZ, so a script's
+// output depends on nothing but the script.
+//
+// # Writing a script
+//
+// Deterministic only: ORDER BY on every multi-row SELECT, no now() or
+// random(), no OIDs, no timings. Create what you use and drop it at the end
+// (the oracle database is fresh, our server's data dir is fresh per run, but
+// scripts share one server). Use only statements bsdb-pg means to support.
+// Where PostgreSQL's message text is incidental, switch to
+// \set VERBOSITY sqlstate so only the SQLSTATE is compared. A difference
+// between results/ and expected/ is a bsdb-pg bug, never a reason to edit
+// expected/.
+//
+// # psql availability
+//
+// Without psql the tests skip, unless BSDB_REQUIRE_CLIENTS=1 (CI), where a
+// missing psql fails them.
+//
+// # End-to-end pgx tests
+//
+// pgx_test.go: extended protocol with binary parameters and results of every
+// column type, prepared statements in every pgx exec mode, CopyFrom (binary
+// COPY), batches (one implicit transaction), CancelRequest, context
+// deadlines, statement_timeout, concurrent sessions (an acknowledged row is
+// visible to another session at once). TestPgx runs them against bsdb-pg;
+// TestPgxAgainstPostgres runs the very same checks against PostgreSQL, so
+// every expectation in them is PostgreSQL's behaviour.
+//
+// pgx_durability_test.go: rows survive SIGTERM + restart exactly once, and
+// with sync durability every acknowledged row survives SIGKILL during
+// concurrent INSERT and COPY, exactly once, over several kill/restart rounds.
+package regress

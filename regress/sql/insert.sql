@@ -1,0 +1,53 @@
+--
+-- INSERT: multi-row VALUES, column lists, defaults, INSERT ... SELECT, RETURNING
+--
+-- settings every script fixes, so that the output depends on nothing else
+SET client_min_messages = warning;
+SET TimeZone = 'UTC';
+SET DateStyle = 'ISO, MDY';
+SET extra_float_digits = 1;
+
+CREATE TABLE ins (
+    id integer,
+    name text DEFAULT 'anon',
+    score numeric(6,2) DEFAULT 0,
+    active boolean DEFAULT true
+);
+
+INSERT INTO ins VALUES (1, 'alice', 10.5, false);
+INSERT INTO ins VALUES (2, 'bob', 7, true), (3, 'carol', 99.99, NULL), (4, 'dave', -1, false);
+-- column lists in any order; the others take their defaults
+INSERT INTO ins (score, id) VALUES (1.25, 5);
+INSERT INTO ins (id) VALUES (6), (7);
+INSERT INTO ins (id, name) VALUES (8, DEFAULT);
+INSERT INTO ins DEFAULT VALUES;
+SELECT * FROM ins ORDER BY id NULLS LAST;
+
+-- RETURNING
+INSERT INTO ins VALUES (10, 'erin', 5, true) RETURNING *;
+INSERT INTO ins (id, name) VALUES (11, 'frank'), (12, 'grace') RETURNING id, upper(name) AS shout, score;
+INSERT INTO ins (id) VALUES (13) RETURNING name || '!' AS greeting;
+
+-- INSERT ... SELECT
+CREATE TABLE ins_copy (id integer, name text);
+INSERT INTO ins_copy SELECT id, name FROM ins WHERE id <= 3;
+INSERT INTO ins_copy (name, id) SELECT name || '2', id + 100 FROM ins WHERE active ORDER BY id LIMIT 2;
+INSERT INTO ins_copy SELECT id * 1000, 'empty' FROM ins WHERE false;
+SELECT * FROM ins_copy ORDER BY id;
+INSERT INTO ins_copy SELECT max(id) + 1, 'next' FROM ins_copy RETURNING *;
+
+-- implicit casts of literals to the column types
+INSERT INTO ins VALUES ('20', 'cast', '3.14159', 'yes');
+SELECT * FROM ins WHERE id = 20;
+
+-- errors leave the table unchanged
+INSERT INTO ins (id, nosuch) VALUES (30, 1);
+INSERT INTO ins (id, id) VALUES (30, 31);
+INSERT INTO ins VALUES (30, 'x', 1, true, 'extra');
+INSERT INTO ins (id, name) VALUES (30);
+INSERT INTO ins VALUES ('thirty');
+INSERT INTO ins VALUES (30, 'x'), (31, 'y', 'bad score');
+SELECT count(*) FROM ins WHERE id >= 30;
+SELECT count(*) AS total FROM ins;
+
+DROP TABLE ins, ins_copy;

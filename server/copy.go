@@ -1,0 +1,447 @@
+package server
+
+import (
+		"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/bsdb/bsdb-pg/pgerr"
+	"github.com/bsdb/bsdb-pg/pgtypes"
+	"github.com/bsdb/bsdb-pg/pgwire"
+	"github.com/bsdb/bsdb-pg/planner"
+	bsql "github.com/bsdb/bsdb-pg/sql"
+)
+
+// copySpec is a parsed COPY statement.
+type copySpec struct {
+	from    bool
+	rel     *pg_query.RangeVar
+	query   *pg_query.Node
+	columns []string
+	opts    pgtypes.CopyOptions
+}
+
+func parseCopy(st *bsql.Statement) (*copySpec, error) {
+	cs := st.Tree.GetCopyStmt()
+	if cs == nil {
+		return nil, st.Unsupported()
+	}
+	if cs.IsProgram || cs.Filename != "" {
+		return nil, pgerr.New(pgerr.InsufficientPrivilege, "COPY to or from a file or program is not allowed; use COPY ... FROM STDIN / TO STDOUT (psql's \\copy)")
+	}
+	if cs.WhereClause != nil {
+		return nil, errUnsupported("COPY FROM ... WHERE")
+	}
+	spec := &copySpec{from: cs.IsFrom, rel: cs.Relation, query: cs.Query}
+	for _, a := range cs.Attlist {
+		spec.columns = append(spec.columns, nodeString(a))
+	}
+	format := pgtypes.CopyText
+	for _, o := range cs.Options {
+		if d := o.GetDefElem(); d != nil && strings.EqualFold(d.Defname, "format") {
+			switch strings.ToLower(defString(d)) {
+			case "text":
+				format = pgtypes.CopyText
+			case "csv":
+				format = pgtypes.CopyCSV
+			case "binary":
+				format = pgtypes.CopyBinary
+			default:
+				return nil, pgerr.New(pgerr.InvalidParameterValue, "COPY format \"%s\" not recognized", defString(d))
+			}
+		}
+	}
+	spec.opts = pgtypes.CopyOptions{Format: format}
+	oneByte := func(what, v string) (byte, error) {
+		if len(v) != 1 {
+			return 0, pgerr.New(pgerr.FeatureNotSupported, "COPY %s must be a single one-byte character", what)
+		}
+		return v[0], nil
+	}
+	var err error
+	for _, o := range cs.Options {
+		d := o.GetDefElem()
+		if d == nil {
+			continue
+		}
+		switch strings.ToLower(d.Defname) {
+		case "format":
+		case "delimiter":
+			if spec.opts.Delimiter, err = oneByte("delimiter", defString(d)); err != nil {
+				return nil, err
+			}
+		case "null":
+			v := defString(d)
+			spec.opts.Null = &v
+		case "header":
+			v := strings.ToLower(defString(d))
+			spec.opts.Header = v == "" || v == "true" || v == "on" || v == "1" || v == "match"
+		case "quote":
+			if spec.opts.Quote, err = oneByte("quote", defString(d)); err != nil {
+				return nil, err
+			}
+		case "escape":
+			if spec.opts.Escape, err = oneByte("escape", defString(d)); err != nil {
+				return nil, err
+			}
+		case "encoding":
+			if e := strings.ToUpper(strings.ReplaceAll(defString(d), "-", "")); e != "UTF8" && e != "UNICODE" {
+				return nil, errUnsupported("COPY encoding " + defString(d))
+			}
+		case "freeze":
+		case "force_quote", "force_not_null", "force_null":
+			// Accepted; FORCE_QUOTE * is honoured by the writer.
+			if strings.ToLower(d.Defname) == "force_quote" && d.Arg != nil && d.Arg.GetAStar() != nil {
+				spec.opts.ForceQuoteAll = true
+			}
+		default:
+			return nil, pgerr.New(pgerr.SyntaxError, "option \"%s\" not recognized", d.Defname)
+		}
+	}
+	check := spec.opts
+	if err := check.Normalize(); err != nil {
+		return nil, err
+	}
+	return spec, nil
+}
+
+func defString(d *pg_query.DefElem) string {
+	if d.Arg == nil {
+		return ""
+	}
+	if s := d.Arg.GetString_(); s != nil {
+		return s.Sval
+	}
+	if c := d.Arg.GetAConst(); c != nil {
+		switch {
+		case c.GetSval() != nil:
+			return c.GetSval().Sval
+		case c.GetIval() != nil:
+			return fmt.Sprint(c.GetIval().Ival)
+		case c.GetBoolval() != nil:
+			if c.GetBoolval().Boolval {
+				return "true"
+			}
+			return "false"
+		}
+	}
+	if b := d.Arg.GetBoolean(); b != nil {
+		if b.Boolval {
+			return "true"
+		}
+		return "false"
+	}
+	if i := d.Arg.GetInteger(); i != nil {
+		return fmt.Sprint(i.Ival)
+	}
+	return ""
+}
+
+func (s *session) planCopy(ctx context.Context, st *bsql.Statement) (plan, error) {
+	spec, err := parseCopy(st)
+	if err != nil {
+		return nil, err
+	}
+	if spec.from {
+		return &funcPlan{run: func(ctx context.Context, w pgwire.ResultWriter) error {
+			n, err := s.copyFrom(ctx, spec, w)
+			if err != nil {
+				return err
+			}
+			return w.Complete(fmt.Sprintf("COPY %d", n))
+		}}, nil
+	}
+	return &funcPlan{run: func(ctx context.Context, w pgwire.ResultWriter) error {
+		n, err := s.copyTo(ctx, st, spec, w)
+		if err != nil {
+			return err
+		}
+		return w.Complete(fmt.Sprintf("COPY %d", n))
+	}}, nil
+}
+
+// copyTarget resolves the table and the column positions of a COPY.
+func (s *session) copyTarget(ctx context.Context, spec *copySpec) (*planner.Table, *bsql.TableInfo, []int, error) {
+	if spec.rel == nil {
+		return nil, nil, nil, pgerr.New(pgerr.FeatureNotSupported, "COPY FROM needs a table")
+	}
+	id, err := s.resolve(ctx, spec.rel.Schemaname, spec.rel.Relname)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	t, err := s.eng.Table(ctx, id)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	info := tableInfo(t)
+	var pos []int
+	if len(spec.columns) == 0 {
+		for i := range info.Columns {
+			pos = append(pos, i)
+		}
+	} else {
+		seen := map[int]bool{}
+		for _, c := range spec.columns {
+			i := info.ColumnIndex(c)
+			if i < 0 {
+				return nil, nil, nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", c, t.ID.Name)
+			}
+			if seen[i] {
+				return nil, nil, nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", c)
+			}
+			seen[i] = true
+			pos = append(pos, i)
+		}
+	}
+	return t, info, pos, nil
+}
+
+// copyFrom reads COPY data into one transaction: all rows or none.
+func (s *session) copyFrom(ctx context.Context, spec *copySpec, w pgwire.ResultWriter) (int64, error) {
+	t, info, pos, err := s.copyTarget(ctx, spec)
+	if err != nil {
+		return 0, err
+	}
+	if s.tx != nil && s.tx.table != nil && s.tx.table != t {
+		return 0, pgerr.New(pgerr.FeatureNotSupported, "a transaction block can write only one table (already writing \"%s\")", s.tx.table.ID.Name)
+	}
+	defaults, err := s.columnDefaults(ctx, info, pos)
+	if err != nil {
+		return 0, err
+	}
+	colFormats := make([]int16, len(pos))
+	if spec.opts.Format == pgtypes.CopyBinary {
+		for i := range colFormats {
+			colFormats[i] = 1
+		}
+	}
+	in, err := w.CopyIn(int8(colFormats0(colFormats)), colFormats)
+	if err != nil {
+		return 0, err
+	}
+	opts := spec.opts
+	opts.Table = t.ID.Name
+	for _, p := range pos {
+		opts.Columns = append(opts.Columns, info.Columns[p].Name)
+	}
+	rd, err := pgtypes.NewCopyReader(in, opts, len(pos))
+	if err != nil {
+		return 0, err
+	}
+	bb := newBatchBuilder(t.Schema, t.T.ArrowSchema(), 0)
+	row := make([]any, len(info.Columns))
+	var n int64
+	fail := func(err error) (int64, error) {
+		bb.abort()
+		// Drain the rest of the COPY data so the protocol stays in step.
+		_, _ = io.Copy(io.Discard, in)
+		return 0, err
+	}
+	for {
+		fields, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fail(err)
+		}
+		copy(row, defaults)
+		for i, f := range fields {
+			c := info.Columns[pos[i]]
+			if f == nil {
+				row[pos[i]] = nil
+				continue
+			}
+			var v any
+			if spec.opts.Format == pgtypes.CopyBinary {
+				v, err = pgtypes.ParseBinary(c.TypeOID, c.TypeMod, f)
+			} else {
+				v, err = pgtypes.ParseText(c.TypeOID, c.TypeMod, f, &s.set.types)
+			}
+			if err != nil {
+				return fail(withWhere(err, rd.Where(i, f)))
+			}
+			row[pos[i]] = v
+		}
+		if err := bb.appendRow(row); err != nil {
+			return fail(withWhere(err, opts.Where(rd.Line(), -1, nil)))
+		}
+		n++
+		if n%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return fail(err)
+			}
+		}
+	}
+	recs := bb.finish()
+	defer releaseAll(recs)
+	if len(recs) == 0 {
+		return 0, nil
+	}
+	if s.tx != nil {
+		ids, err := t.Stage(ctx, recs)
+		if err != nil {
+			return 0, err
+		}
+		s.tx.table = t
+		for i, r := range recs {
+			r.Retain()
+			s.tx.recs = append(s.tx.recs, stagedBatch{id: ids[i], rec: r})
+		}
+		return n, nil
+	}
+	if _, err := t.Write(ctx, recs, s.set.durability(), nil); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+func colFormats0(f []int16) int16 {
+	if len(f) > 0 {
+		return f[0]
+	}
+	return 0
+}
+
+// withWhere sets PostgreSQL's CONTEXT line on an error.
+func withWhere(err error, where string) error {
+	pe, ok := pgerr.As(err)
+	if !ok {
+		pe = pgerr.Wrap(err, pgerr.BadCopyFileFormat, "%v", err)
+	}
+	c := *pe
+	c.Where = where
+	return &c
+}
+
+// columnDefaults evaluates the defaults of columns a COPY does not list.
+func (s *session) columnDefaults(ctx context.Context, info *bsql.TableInfo, pos []int) ([]any, error) {
+	out := make([]any, len(info.Columns))
+	listed := map[int]bool{}
+	for _, p := range pos {
+		listed[p] = true
+	}
+	for i, c := range info.Columns {
+		if listed[i] || c.Default == "" {
+			continue
+		}
+		v, err := s.evalDefault(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// evalDefault computes a column default (once per statement).
+func (s *session) evalDefault(ctx context.Context, c bsql.ColumnInfo) (any, error) {
+	stmts, err := bsql.Parse("SELECT (" + c.Default + ")::" + pgtypes.FormatType(c.TypeOID, c.TypeMod))
+	if err != nil || len(stmts) != 1 {
+		return nil, fmt.Errorf("column %s: bad default %q: %v", c.Name, c.Default, err)
+	}
+	q, err := bsql.TranslateQuery(stmts[0].Tree, &binder{s: s, ctx: ctx}, nil)
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	if err := s.conn.QueryRowContext(ctx, q.SQL).Scan(&v); err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return nil, nil
+	}
+	return fromDuck(c.TypeOID, v)
+}
+
+// copyTo writes a table or a query result as COPY data.
+func (s *session) copyTo(ctx context.Context, st *bsql.Statement, spec *copySpec, w pgwire.ResultWriter) (int64, error) {
+	var sel *bsql.Statement
+	if spec.query != nil {
+		sel = &bsql.Statement{Text: st.Text, Kind: bsql.KindSelect, Tree: spec.query, Tag: "SELECT"}
+	} else {
+		cols := "*"
+		if len(spec.columns) > 0 {
+			q := make([]string, len(spec.columns))
+			for i, c := range spec.columns {
+				q[i] = quoteIdentPG(c)
+			}
+			cols = strings.Join(q, ", ")
+		}
+		name := quoteIdentPG(spec.rel.Relname)
+		if spec.rel.Schemaname != "" {
+			name = quoteIdentPG(spec.rel.Schemaname) + "." + name
+		}
+		stmts, err := bsql.Parse(fmt.Sprintf("SELECT %s FROM %s", cols, name))
+		if err != nil {
+			return 0, err
+		}
+		sel = stmts[0]
+	}
+	formats := []int16{0}
+	if spec.opts.Format == pgtypes.CopyBinary {
+		formats = []int16{1}
+	}
+	p, err := s.planSelect(ctx, sel, nil, formats)
+	if err != nil {
+		return 0, err
+	}
+	defer p.Close()
+	sp := p.(*selectPlan)
+	colFormats := make([]int16, len(sp.cols))
+	for i := range colFormats {
+		colFormats[i] = formats[0]
+	}
+	out, err := w.CopyOut(int8(formats[0]), colFormats)
+	if err != nil {
+		return 0, err
+	}
+	cw, err := pgtypes.NewCopyWriter(nil, spec.opts)
+	if err != nil {
+		return 0, err
+	}
+	names := make([]string, len(sp.cols))
+	for i, c := range sp.cols {
+		names[i] = c.name
+	}
+	rw := &copyRowWriter{cw: cw, out: out}
+	rw.buf = cw.AppendHeader(rw.buf, names)
+	if _, err := sp.executeRows(ctx, rw); err != nil {
+		return 0, err
+	}
+	rw.buf = cw.AppendTrailer(rw.buf)
+	if err := rw.flush(); err != nil {
+		return 0, err
+	}
+	return sp.count, nil
+}
+
+// copyRowWriter adapts encoded rows to CopyData messages of up to 64 KiB.
+type copyRowWriter struct {
+	cw  *pgtypes.CopyWriter
+	out io.Writer
+	buf []byte
+}
+
+func (c *copyRowWriter) Row(values [][]byte) error {
+	c.buf = c.cw.AppendRow(c.buf, values)
+	if len(c.buf) >= 64<<10 {
+		return c.flush()
+	}
+	return nil
+}
+
+func (c *copyRowWriter) flush() error {
+	if len(c.buf) == 0 {
+		return nil
+	}
+	_, err := c.out.Write(c.buf)
+	c.buf = c.buf[:0]
+	return err
+}
+
+func quoteIdentPG(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

@@ -1,0 +1,270 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/bsdb/bsdb-pg/pgerr"
+	"github.com/bsdb/bsdb-pg/pgtypes"
+	"github.com/bsdb/bsdb-pg/pgwire"
+	bsql "github.com/bsdb/bsdb-pg/sql"
+	"github.com/bsdb/bsdb-pg/storage/catalog"
+	"github.com/bsdb/bsdb-pg/storage/schema"
+)
+
+// noDDLInBlock: DDL is not transactional here; refuse it inside a block
+// that has writes, so a ROLLBACK never pretends to undo it.
+func (s *session) ddlAllowed(what string) error {
+	if s.tx != nil && s.tx.table != nil {
+		return pgerr.New(pgerr.FeatureNotSupported, "%s cannot run inside a transaction block that has written data", what)
+	}
+	return nil
+}
+
+func (s *session) planCreateTable(ctx context.Context, st *bsql.Statement) (plan, error) {
+	ct, err := bsql.TranslateCreateTable(st.Tree)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.ddlAllowed("CREATE TABLE"); err != nil {
+		return nil, err
+	}
+	sch := &schema.Schema{}
+	for _, cd := range ct.Columns {
+		col, err := pgtypes.ColumnType(cd.TypeOID, cd.TypeMod)
+		if err != nil {
+			return nil, err
+		}
+		col.Name = cd.Name
+		col.NotNull = cd.NotNull || cd.PrimaryKey
+		col.Default = cd.Default
+		if sch.Index(cd.Name) >= 0 {
+			return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", cd.Name)
+		}
+		sch.Columns = append(sch.Columns, col)
+		if cd.PrimaryKey {
+			sch.PrimaryKey = append(sch.PrimaryKey, cd.Name)
+		}
+	}
+	if len(sch.Columns) == 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "tables without columns are not supported")
+	}
+	return tagOnly("CREATE TABLE", func(ctx context.Context) error {
+		id, err := s.resolve(ctx, ct.Schema, ct.Name)
+		if err != nil {
+			return err
+		}
+		created, err := s.eng.CreateTable(ctx, id, sch, ct.IfNotExists)
+		if err != nil {
+			return err
+		}
+		if !created {
+			return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.DuplicateTable, Message: fmt.Sprintf("relation \"%s\" already exists, skipping", ct.Name)})
+		}
+		return nil
+	}), nil
+}
+
+// pendingNotice queues a notice sent before the command's completion.
+func (s *session) pendingNotice(n *pgerr.Error) error {
+	s.notices = append(s.notices, n)
+	return nil
+}
+
+func rangeVarName(rv *pg_query.RangeVar) (string, string) {
+	return rv.Schemaname, rv.Relname
+}
+
+func (s *session) planDropTable(ctx context.Context, st *bsql.Statement) (plan, error) {
+	ds := st.Tree.GetDropStmt()
+	if ds == nil {
+		return nil, st.Unsupported()
+	}
+	if ds.RemoveType != pg_query.ObjectType_OBJECT_TABLE {
+		return nil, st.Unsupported()
+	}
+	if err := s.ddlAllowed("DROP TABLE"); err != nil {
+		return nil, err
+	}
+	return tagOnly("DROP TABLE", func(ctx context.Context) error {
+		for _, obj := range ds.Objects {
+			var names []string
+			for _, n := range obj.GetList().GetItems() {
+				names = append(names, nodeString(n))
+			}
+			var sc, name string
+			switch len(names) {
+			case 1:
+				name = names[0]
+			case 2:
+				sc, name = names[0], names[1]
+			case 3:
+				if names[0] != s.db {
+					return pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s", strings.Join(names, "."))
+				}
+				sc, name = names[1], names[2]
+			}
+			id, err := s.resolve(ctx, sc, name)
+			if err != nil {
+				return err
+			}
+			if err := s.eng.DropTable(ctx, id); err != nil {
+				if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.UndefinedTable && ds.MissingOk {
+					s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.SuccessfulCompletion, Message: fmt.Sprintf("table \"%s\" does not exist, skipping", name)})
+					continue
+				}
+				return err
+			}
+		}
+		return nil
+	}), nil
+}
+
+func (s *session) planTruncate(ctx context.Context, st *bsql.Statement) (plan, error) {
+	ts := st.Tree.GetTruncateStmt()
+	if ts == nil {
+		return nil, st.Unsupported()
+	}
+	if err := s.ddlAllowed("TRUNCATE"); err != nil {
+		return nil, err
+	}
+	return tagOnly("TRUNCATE TABLE", func(ctx context.Context) error {
+		for _, r := range ts.Relations {
+			rv := r.GetRangeVar()
+			if rv == nil {
+				continue
+			}
+			id, err := s.resolve(ctx, rv.Schemaname, rv.Relname)
+			if err != nil {
+				return err
+			}
+			t, err := s.eng.Table(ctx, id)
+			if err != nil {
+				return err
+			}
+			if err := t.T.Truncate(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}), nil
+}
+
+func (s *session) planNamespace(ctx context.Context, st *bsql.Statement) (plan, error) {
+	if err := s.ddlAllowed(st.Tag); err != nil {
+		return nil, err
+	}
+	cat := s.eng.Catalog()
+	switch {
+	case st.Tree.GetCreateSchemaStmt() != nil:
+		cs := st.Tree.GetCreateSchemaStmt()
+		if len(cs.SchemaElts) > 0 {
+			return nil, errUnsupported("CREATE SCHEMA with schema elements")
+		}
+		return tagOnly("CREATE SCHEMA", func(ctx context.Context) error {
+			err := cat.CreateSchema(ctx, s.db, cs.Schemaname)
+			if errors.Is(err, catalog.ErrExists) {
+				if cs.IfNotExists {
+					return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.DuplicateSchema, Message: fmt.Sprintf("schema \"%s\" already exists, skipping", cs.Schemaname)})
+				}
+				return pgerr.New(pgerr.DuplicateSchema, "schema \"%s\" already exists", cs.Schemaname)
+			}
+			return err
+		}), nil
+	case st.Tree.GetDropStmt() != nil && st.Tree.GetDropStmt().RemoveType == pg_query.ObjectType_OBJECT_SCHEMA:
+		ds := st.Tree.GetDropStmt()
+		cascade := ds.Behavior == pg_query.DropBehavior_DROP_CASCADE
+		return tagOnly("DROP SCHEMA", func(ctx context.Context) error {
+			for _, obj := range ds.Objects {
+				name := nodeString(obj)
+				if name == "" {
+					if items := obj.GetList().GetItems(); len(items) > 0 {
+						name = nodeString(items[len(items)-1])
+					}
+				}
+				tables, err := s.eng.ListTables(ctx, s.db)
+				if err != nil {
+					return err
+				}
+				var inSchema []catalog.Entry
+				for _, e := range tables {
+					if e.ID.Schema == name {
+						inSchema = append(inSchema, e)
+					}
+				}
+				if len(inSchema) > 0 && !cascade {
+					return pgerr.New("2BP01", "cannot drop schema %s because other objects depend on it", name).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+				}
+				for _, e := range inSchema {
+					if err := s.eng.DropTable(ctx, e.ID); err != nil {
+						return err
+					}
+				}
+				err = cat.DropSchema(ctx, s.db, name, cascade)
+				if errors.Is(err, catalog.ErrNotFound) {
+					if ds.MissingOk {
+						s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Message: fmt.Sprintf("schema \"%s\" does not exist, skipping", name), Code: pgerr.SuccessfulCompletion})
+						continue
+					}
+					return pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", name)
+				}
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}), nil
+	case st.Tree.GetCreatedbStmt() != nil:
+		cd := st.Tree.GetCreatedbStmt()
+		if s.tx != nil {
+			return nil, pgerr.New(pgerr.ActiveSQLTransaction, "CREATE DATABASE cannot run inside a transaction block")
+		}
+		return tagOnly("CREATE DATABASE", func(ctx context.Context) error {
+			err := cat.CreateDatabase(ctx, cd.Dbname)
+			if errors.Is(err, catalog.ErrExists) {
+				return pgerr.New(pgerr.DuplicateDatabase, "database \"%s\" already exists", cd.Dbname)
+			}
+			if err != nil {
+				return err
+			}
+			if err := cat.CreateSchema(ctx, cd.Dbname, "public"); err != nil && !errors.Is(err, catalog.ErrExists) {
+				return err
+			}
+			return nil
+		}), nil
+	case st.Tree.GetDropdbStmt() != nil:
+		dd := st.Tree.GetDropdbStmt()
+		if s.tx != nil {
+			return nil, pgerr.New(pgerr.ActiveSQLTransaction, "DROP DATABASE cannot run inside a transaction block")
+		}
+		return tagOnly("DROP DATABASE", func(ctx context.Context) error {
+			if dd.Dbname == s.db {
+				return pgerr.New(pgerr.ObjectInUse, "cannot drop the currently open database")
+			}
+			tables, err := s.eng.ListTables(ctx, dd.Dbname)
+			if err != nil && !errors.Is(err, catalog.ErrNotFound) {
+				return err
+			}
+			for _, e := range tables {
+				if err := s.eng.DropTable(ctx, e.ID); err != nil {
+					return err
+				}
+			}
+			err = cat.DropDatabase(ctx, dd.Dbname)
+			if errors.Is(err, catalog.ErrNotFound) {
+				if dd.MissingOk {
+					return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.SuccessfulCompletion, Message: fmt.Sprintf("database \"%s\" does not exist, skipping", dd.Dbname)})
+				}
+				return pgerr.New(pgerr.UndefinedDatabase, "database \"%s\" does not exist", dd.Dbname)
+			}
+			return err
+		}), nil
+	}
+	return nil, st.Unsupported()
+}
+
+var _ = pgwire.Column{}

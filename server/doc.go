@@ -1,0 +1,16 @@
+// Package server is the SQL session layer: it implements pgwire.Backend
+// over the planner. A session owns one DuckDB connection, its settings
+// (DateStyle, TimeZone, search_path, extra_float_digits, ...), its
+// transaction state (idle, in block, failed) and its prepared statements and
+// portals. Every statement is parsed by package sql (PostgreSQL's own
+// grammar), dispatched by kind, and its results are encoded by pgtypes in
+// PostgreSQL's exact text or binary format.
+//
+// Transactions: an autocommit write is one WAL transaction, acknowledged when
+// durable. Inside BEGIN ... COMMIT, writes are staged in the planner's mirror
+// (visible to the session only) and handed to the table as one WAL
+// transaction at COMMIT; a transaction may write one table (a second table is
+// refused with 0A000: the storage engine commits per table). An error inside
+// a block puts it in the failed state: every statement but ROLLBACK/COMMIT
+// gets 25P02 until then; COMMIT of a failed block rolls back.
+package server

@@ -1,0 +1,255 @@
+package server
+
+import (
+	"context"
+	"time"
+
+	duckdb "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/bsdb/bsdb-pg/pgerr"
+	"github.com/bsdb/bsdb-pg/pgtypes"
+	"github.com/bsdb/bsdb-pg/pgwire"
+	bsql "github.com/bsdb/bsdb-pg/sql"
+)
+
+// prepared is a parsed and described statement (extended protocol).
+type prepared struct {
+	s         *session
+	st        *bsql.Statement
+	paramOIDs []uint32
+	cols      []pgwire.Column
+}
+
+func (p *prepared) ParamOIDs() []uint32       { return p.paramOIDs }
+func (p *prepared) Columns() []pgwire.Column { return p.cols }
+func (p *prepared) Close()                   {}
+
+// Prepare implements pgwire.Session.
+func (s *session) Prepare(ctx context.Context, name, query string, paramOIDs []uint32) (_ pgwire.Statement, err error) {
+	defer recoverPanic(&err, s.b.Log)
+	stmts, err := bsql.Parse(query)
+	if err != nil {
+		s.fail()
+		return nil, err
+	}
+	if len(stmts) > 1 {
+		s.fail()
+		return nil, pgerr.New(pgerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
+	}
+	st := stmts[0]
+	p := &prepared{s: s, st: st, paramOIDs: append([]uint32(nil), paramOIDs...)}
+	if err := s.checkFailed(st); err != nil {
+		return nil, err
+	}
+	if err := s.describeStatement(ctx, p, paramOIDs); err != nil {
+		s.fail()
+		return nil, s.decorate(ctx, err, st)
+	}
+	return p, nil
+}
+
+// describeStatement fills parameter types and result columns.
+func (s *session) describeStatement(ctx context.Context, p *prepared, declared []uint32) error {
+	switch p.st.Kind {
+	case bsql.KindSelect:
+		b := &binder{s: s, ctx: ctx}
+		defer b.release()
+		q, err := bsql.TranslateQuery(p.st.Tree, b, declared)
+		if err != nil {
+			return err
+		}
+		p.paramOIDs = mergeParams(declared, q.ParamOIDs)
+		sp := &selectPlan{s: s, q: q}
+		if err := sp.describe(ctx, nil); err != nil {
+			return err
+		}
+		p.cols = pgColumns(sp.cols)
+	case bsql.KindInsert:
+		b := &binder{s: s, ctx: ctx}
+		defer b.release()
+		ins, err := bsql.TranslateInsert(p.st.Tree, b, declared)
+		if err != nil {
+			return err
+		}
+		p.paramOIDs = mergeParams(declared, ins.Source.ParamOIDs)
+		if ins.Returning != nil {
+			id, err := s.resolve(ctx, ins.Table.Schema, ins.Table.Name)
+			if err != nil {
+				return err
+			}
+			t, err := s.eng.Table(ctx, id)
+			if err != nil {
+				return err
+			}
+			if err := s.returningView(ctx, t, nil); err != nil {
+				return err
+			}
+			rp := &selectPlan{s: s, q: ins.Returning}
+			if err := rp.describe(ctx, nil); err != nil {
+				return err
+			}
+			p.cols = pgColumns(rp.cols)
+		}
+	case bsql.KindShow:
+		pl, err := s.planShow(ctx, p.st, nil)
+		if err != nil {
+			return err
+		}
+		p.cols = pl.Columns()
+	case bsql.KindExplain:
+		p.cols = []pgwire.Column{{Name: "QUERY PLAN", TypeOID: pgtypes.OIDText, TypeMod: -1, TypeSize: -1}}
+	}
+	return nil
+}
+
+func mergeParams(declared, inferred []uint32) []uint32 {
+	n := len(inferred)
+	if len(declared) > n {
+		n = len(declared)
+	}
+	out := make([]uint32, n)
+	for i := range out {
+		if i < len(inferred) {
+			out[i] = inferred[i]
+		}
+		if i < len(declared) && declared[i] != 0 {
+			out[i] = declared[i]
+		}
+		if out[i] == 0 {
+			out[i] = pgtypes.OIDText
+		}
+	}
+	return out
+}
+
+// portal is a bound statement.
+type portal struct {
+	s    *session
+	st   *bsql.Statement
+	plan plan
+	err  error
+}
+
+func (p *portal) Columns() []pgwire.Column {
+	if p.plan == nil {
+		return nil
+	}
+	return p.plan.Columns()
+}
+
+func (p *portal) Close() {
+	if p.plan != nil {
+		p.plan.Close()
+		p.plan = nil
+	}
+}
+
+// Execute implements pgwire.Portal.
+func (p *portal) Execute(ctx context.Context, maxRows int, w pgwire.ResultWriter) (suspended bool, err error) {
+	s := p.s
+	defer recoverPanic(&err, s.b.Log)
+	if p.st.Kind == bsql.KindEmpty {
+		return false, w.EmptyQuery()
+	}
+	if p.plan == nil {
+		return false, pgerr.New(pgerr.InvalidCursorState, "portal has been closed")
+	}
+	if err := s.checkFailed(p.st); err != nil {
+		return false, err
+	}
+	ctx, cancel := s.withTimeout(ctx)
+	defer cancel()
+	suspended, err = p.plan.execute(ctx, maxRows, &noticeWriter{ResultWriter: w, s: s})
+	if err != nil {
+		s.fail()
+		return false, s.decorate(ctx, err, p.st)
+	}
+	return suspended, nil
+}
+
+// Bind implements pgwire.Session.
+func (s *session) Bind(ctx context.Context, stmt pgwire.Statement, portalName string, params [][]byte, paramFormats, resultFormats []int16) (_ pgwire.Portal, err error) {
+	defer recoverPanic(&err, s.b.Log)
+	ps := stmt.(*prepared)
+	if err := s.checkFailed(ps.st); err != nil {
+		return nil, err
+	}
+	args := make([]any, len(params))
+	for i, raw := range params {
+		if raw == nil {
+			continue
+		}
+		oid := uint32(pgtypes.OIDText)
+		if i < len(ps.paramOIDs) {
+			oid = ps.paramOIDs[i]
+		}
+		var v any
+		if formatOf(paramFormats, i) == 1 {
+			v, err = pgtypes.ParseBinary(oid, -1, raw)
+		} else {
+			v, err = pgtypes.ParseText(oid, -1, raw, &s.set.types)
+		}
+		if err != nil {
+			s.fail()
+			return nil, err
+		}
+		args[i] = toDuckArg(v)
+	}
+	pt := &portal{s: s, st: ps.st}
+	if ps.st.Kind == bsql.KindEmpty {
+		return pt, nil
+	}
+	pl, err := s.plan(ctx, ps.st, args, resultFormats)
+	if err != nil {
+		s.fail()
+		return nil, s.decorate(ctx, err, ps.st)
+	}
+	pt.plan = pl
+	return pt, nil
+}
+
+// toDuckArg converts a canonical value into what the DuckDB driver binds.
+func toDuckArg(v any) any {
+	switch x := v.(type) {
+	case pgtypes.Numeric:
+		return x.String()
+	case pgtypes.Date:
+		return x.Time()
+	case pgtypes.Timestamp:
+		return x.Time()
+	case pgtypes.TimestampTZ:
+		return x.Time()
+	case pgtypes.Time:
+		return time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(x) * time.Microsecond)
+	case pgtypes.Interval:
+		return duckdb.Interval{Months: x.Months, Days: x.Days, Micros: x.Micros}
+	case [16]byte:
+		u := duckdb.UUID(x)
+		return &u
+	case int16:
+		return int64(x)
+	case int32:
+		return int64(x)
+	case float32:
+		return float64(x)
+	case uint32:
+		return int64(x)
+	}
+	return v
+}
+
+// noticeWriter sends a statement's queued notices before its completion.
+type noticeWriter struct {
+	pgwire.ResultWriter
+	s *session
+}
+
+func (n *noticeWriter) Complete(tag string) error {
+	for _, no := range n.s.notices {
+		if err := n.ResultWriter.Notice(no); err != nil {
+			return err
+		}
+	}
+	n.s.notices = nil
+	return n.ResultWriter.Complete(tag)
+}

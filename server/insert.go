@@ -1,0 +1,206 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/bsdb/bsdb-pg/pgerr"
+	"github.com/bsdb/bsdb-pg/pgwire"
+	"github.com/bsdb/bsdb-pg/planner"
+	bsql "github.com/bsdb/bsdb-pg/sql"
+)
+
+// stagedBatch is a batch written inside a transaction block.
+type stagedBatch struct {
+	id  uint64
+	rec arrow.RecordBatch
+}
+
+type insertPlan struct {
+	s       *session
+	ins     *bsql.Insert
+	t       *planner.Table
+	info    *bsql.TableInfo
+	args    []any
+	b       *binder
+	ret     *selectPlan // RETURNING, or nil
+	retCols []resultCol
+}
+
+func (s *session) planInsert(ctx context.Context, st *bsql.Statement, params []any, formats []int16) (plan, error) {
+	b := &binder{s: s, ctx: ctx}
+	ins, err := bsql.TranslateInsert(st.Tree, b, nil)
+	if err != nil {
+		b.release()
+		return nil, err
+	}
+	if ins.OnConflict {
+		b.release()
+		return nil, errUnsupported("INSERT ... ON CONFLICT")
+	}
+	id, err := s.resolve(ctx, ins.Table.Schema, ins.Table.Name)
+	if err != nil {
+		b.release()
+		return nil, err
+	}
+	t, err := s.eng.Table(ctx, id)
+	if err != nil {
+		b.release()
+		return nil, err
+	}
+	p := &insertPlan{s: s, ins: ins, t: t, info: tableInfo(t), args: params, b: b}
+	if ins.Returning != nil {
+		if err := s.returningView(ctx, t, nil); err != nil {
+			b.release()
+			return nil, err
+		}
+		p.ret = &selectPlan{s: s, q: ins.Returning, args: params, b: &binder{s: s, ctx: ctx}, tag: "INSERT 0"}
+		if err := p.ret.describe(ctx, formats); err != nil {
+			b.release()
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// returningView (re)creates the session's __bsdb_returning view over the
+// given batches of t in its mirror (none: empty, for describing).
+func (s *session) returningView(ctx context.Context, t *planner.Table, ids []uint64) error {
+	q := fmt.Sprintf("CREATE OR REPLACE TEMP VIEW __bsdb_returning AS SELECT * FROM %s", t.MirrorRelation(ids))
+	_, err := s.conn.ExecContext(ctx, q)
+	return err
+}
+
+func (p *insertPlan) Columns() []pgwire.Column {
+	if p.ret != nil {
+		return p.ret.Columns()
+	}
+	return nil
+}
+
+func (p *insertPlan) Close() {
+	p.b.release()
+	if p.ret != nil {
+		p.ret.Close()
+	}
+}
+
+func (p *insertPlan) execute(ctx context.Context, maxRows int, w pgwire.ResultWriter) (bool, error) {
+	if p.ret != nil && p.ret.rows != nil {
+		return p.ret.execute(ctx, maxRows, w)
+	}
+	s := p.s
+	if s.tx != nil && s.tx.table != nil && s.tx.table != p.t {
+		return false, pgerr.New(pgerr.FeatureNotSupported, "a transaction block can write only one table (already writing \"%s\")", s.tx.table.ID.Name)
+	}
+	recs, n, err := p.buildBatches(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer releaseAll(recs)
+	p.b.release() // the source snapshot is no longer needed
+	var ids []uint64
+	if p.ret != nil {
+		p.t.HoldMirror()
+		defer p.t.ReleaseMirror()
+	}
+	if s.tx != nil {
+		ids, err = p.t.Stage(ctx, recs)
+		if err != nil {
+			return false, err
+		}
+		s.tx.table = p.t
+		for i, r := range recs {
+			r.Retain()
+			s.tx.recs = append(s.tx.recs, stagedBatch{id: ids[i], rec: r})
+		}
+	} else if len(recs) > 0 {
+		res, err := p.t.Write(ctx, recs, s.set.durability(), nil)
+		if err != nil {
+			return false, err
+		}
+		for _, b := range res.Batches {
+			ids = append(ids, b.ID)
+		}
+	}
+	if p.ret == nil {
+		return false, w.Complete(fmt.Sprintf("INSERT 0 %d", n))
+	}
+	if err := s.returningView(ctx, p.t, ids); err != nil {
+		return false, err
+	}
+	p.ret.tag = "INSERT 0"
+	return p.ret.execute(ctx, maxRows, w)
+}
+
+// buildBatches runs the source query and converts its rows into batches of
+// the table's schema.
+func (p *insertPlan) buildBatches(ctx context.Context) ([]arrow.RecordBatch, int64, error) {
+	rows, err := p.s.conn.QueryContext(ctx, p.ins.Source.SQL, p.args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	cols := p.t.Schema.Columns
+	bb := newBatchBuilder(p.t.Schema, p.t.T.ArrowSchema(), 0)
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	conv := make([]any, len(cols))
+	var n int64
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			bb.abort()
+			return nil, 0, err
+		}
+		for i, v := range vals {
+			if v == nil {
+				conv[i] = nil
+				continue
+			}
+			cv, err := fromDuck(p.info.Columns[i].TypeOID, v)
+			if err != nil {
+				bb.abort()
+				return nil, 0, err
+			}
+			conv[i] = cv
+		}
+		if err := bb.appendRow(conv); err != nil {
+			bb.abort()
+			return nil, 0, err
+		}
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		bb.abort()
+		return nil, 0, err
+	}
+	return bb.finish(), n, nil
+}
+
+// commit writes the block's batches as one WAL transaction.
+func (s *session) commit(ctx context.Context) error {
+	tx := s.tx
+	s.tx = nil
+	if tx.table == nil || len(tx.recs) == 0 {
+		return nil
+	}
+	recs := make([]arrow.RecordBatch, len(tx.recs))
+	ids := make([]uint64, len(tx.recs))
+	for i, r := range tx.recs {
+		recs[i], ids[i] = r.rec, r.id
+	}
+	defer releaseAll(recs)
+	if _, err := tx.table.Write(ctx, recs, s.set.durability(), ids); err != nil {
+		tx.table.Unstage(ids)
+		return err
+	}
+	return nil
+}
+
+var _ = strings.TrimSpace

@@ -1,0 +1,336 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+	"strings"
+
+	duckdb "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/bsdb/bsdb-pg/pgerr"
+	"github.com/bsdb/bsdb-pg/pgtypes"
+	"github.com/bsdb/bsdb-pg/pgwire"
+	"github.com/bsdb/bsdb-pg/planner"
+	bsql "github.com/bsdb/bsdb-pg/sql"
+)
+
+// binder resolves table names for the translator, binding each table to a
+// snapshot that the statement holds until it is done.
+type binder struct {
+	s      *session
+	ctx    context.Context
+	bounds []*planner.Bound
+	tables []*planner.Table
+}
+
+var _ bsql.Catalog = (*binder)(nil)
+
+func (b *binder) LookupTable(schemaName, name string) (*bsql.TableInfo, error) {
+	id, err := b.s.resolve(b.ctx, schemaName, name)
+	if err != nil {
+		return nil, err
+	}
+	t, err := b.s.eng.Table(b.ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var extra []uint64
+	if b.s.tx != nil && b.s.tx.table == t {
+		for _, r := range b.s.tx.recs {
+			extra = append(extra, r.id)
+		}
+	}
+	bd, err := t.Bind(b.ctx, extra)
+	if err != nil {
+		return nil, err
+	}
+	b.bounds = append(b.bounds, bd)
+	b.tables = append(b.tables, t)
+	info := tableInfo(t)
+	info.FromSQL = bd.FromSQL
+	return info, nil
+}
+
+func (b *binder) release() {
+	for _, bd := range b.bounds {
+		bd.Release()
+	}
+	b.bounds = nil
+}
+
+// tableInfo describes a table's columns in PostgreSQL types.
+func tableInfo(t *planner.Table) *bsql.TableInfo {
+	info := &bsql.TableInfo{Schema: t.ID.Schema, Name: t.ID.Name}
+	for _, c := range t.Schema.Columns {
+		oid, mod, err := pgtypes.TypeOfColumn(c)
+		if err != nil {
+			oid, mod = pgtypes.OIDText, -1
+		}
+		info.Columns = append(info.Columns, bsql.ColumnInfo{Name: c.Name, TypeOID: oid, TypeMod: mod, NotNull: c.NotNull, Default: c.Default})
+	}
+	return info
+}
+
+// resultCol is a result column: PostgreSQL type and wire format.
+type resultCol struct {
+	name   string
+	oid    uint32
+	typmod int32
+	format int16
+}
+
+func pgColumns(cols []resultCol) []pgwire.Column {
+	out := make([]pgwire.Column, len(cols))
+	for i, c := range cols {
+		out[i] = pgwire.Column{Name: c.name, TypeOID: c.oid, TypeMod: c.typmod, TypeSize: pgtypes.TypeLen(c.oid), Format: c.format}
+	}
+	return out
+}
+
+// describe prepares query in DuckDB and returns its result columns' names
+// and DuckDB type names, without executing it.
+func (s *session) describe(ctx context.Context, query string) (names, types []string, err error) {
+	err = s.conn.Raw(func(dc any) error {
+		pc, ok := dc.(driver.ConnPrepareContext)
+		if !ok {
+			return fmt.Errorf("BUG: duckdb connection cannot prepare")
+		}
+		st, err := pc.PrepareContext(ctx, query)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		ds, ok := st.(*duckdb.Stmt)
+		if !ok {
+			return fmt.Errorf("BUG: not a duckdb statement")
+		}
+		n, err := ds.ColumnCount()
+		if err != nil {
+			return err
+		}
+		for i := 0; i < n; i++ {
+			name, _ := ds.ColumnName(i)
+			ti, err := ds.ColumnTypeInfo(i)
+			if err != nil {
+				return err
+			}
+			names = append(names, name)
+			types = append(types, typeInfoName(ti))
+		}
+		return nil
+	})
+	return names, types, err
+}
+
+func typeInfoName(ti duckdb.TypeInfo) string {
+	switch ti.InternalType() {
+	case duckdb.TYPE_DECIMAL:
+		if d, ok := ti.Details().(*duckdb.DecimalDetails); ok {
+			return fmt.Sprintf("DECIMAL(%d,%d)", d.Width, d.Scale)
+		}
+	case duckdb.TYPE_LIST:
+		if d, ok := ti.Details().(*duckdb.ListDetails); ok {
+			return typeInfoName(d.Child) + "[]"
+		}
+	case duckdb.TYPE_ARRAY:
+		if d, ok := ti.Details().(*duckdb.ArrayDetails); ok {
+			return typeInfoName(d.Child) + "[]"
+		}
+	}
+	if a := ti.Alias(); a != "" {
+		return strings.ToUpper(a)
+	}
+	return duckTypeNames[ti.InternalType()]
+}
+
+var duckTypeNames = map[duckdb.Type]string{
+	duckdb.TYPE_BOOLEAN: "BOOLEAN", duckdb.TYPE_TINYINT: "TINYINT", duckdb.TYPE_SMALLINT: "SMALLINT",
+	duckdb.TYPE_INTEGER: "INTEGER", duckdb.TYPE_BIGINT: "BIGINT", duckdb.TYPE_UTINYINT: "UTINYINT",
+	duckdb.TYPE_USMALLINT: "USMALLINT", duckdb.TYPE_UINTEGER: "UINTEGER", duckdb.TYPE_UBIGINT: "UBIGINT",
+	duckdb.TYPE_FLOAT: "FLOAT", duckdb.TYPE_DOUBLE: "DOUBLE", duckdb.TYPE_TIMESTAMP: "TIMESTAMP",
+	duckdb.TYPE_DATE: "DATE", duckdb.TYPE_TIME: "TIME", duckdb.TYPE_INTERVAL: "INTERVAL",
+	duckdb.TYPE_HUGEINT: "HUGEINT", duckdb.TYPE_UHUGEINT: "UHUGEINT", duckdb.TYPE_VARCHAR: "VARCHAR",
+	duckdb.TYPE_BLOB: "BLOB", duckdb.TYPE_TIMESTAMP_S: "TIMESTAMP_S", duckdb.TYPE_TIMESTAMP_MS: "TIMESTAMP_MS",
+	duckdb.TYPE_TIMESTAMP_NS: "TIMESTAMP_NS", duckdb.TYPE_ENUM: "VARCHAR", duckdb.TYPE_STRUCT: "STRUCT",
+	duckdb.TYPE_MAP: "MAP", duckdb.TYPE_UUID: "UUID", duckdb.TYPE_UNION: "UNION", duckdb.TYPE_BIT: "BIT",
+	duckdb.TYPE_TIME_TZ: "TIME WITH TIME ZONE", duckdb.TYPE_TIMESTAMP_TZ: "TIMESTAMP WITH TIME ZONE",
+	duckdb.TYPE_SQLNULL: "NULL", duckdb.TYPE_BIGNUM: "BIGNUM",
+}
+
+// selectPlan streams the rows of a DuckDB query.
+type selectPlan struct {
+	s       *session
+	q       *bsql.Query
+	args    []any
+	cols    []resultCol
+	b       *binder
+	rows    *sql.Rows
+	count   int64
+	done    bool
+	tag     string // "SELECT"; "INSERT 0 n" etc. for RETURNING
+	vals    []any
+	ptrs    []any
+	buf     [][]byte
+	scratch []byte
+}
+
+func (s *session) planSelect(ctx context.Context, st *bsql.Statement, params []any, formats []int16) (plan, error) {
+	b := &binder{s: s, ctx: ctx}
+	q, err := bsql.TranslateQuery(st.Tree, b, nil)
+	if err != nil {
+		b.release()
+		return nil, err
+	}
+	p := &selectPlan{s: s, q: q, args: params, b: b, tag: "SELECT"}
+	if err := p.describe(ctx, formats); err != nil {
+		b.release()
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *selectPlan) describe(ctx context.Context, formats []int16) error {
+	names, types, err := p.s.describe(ctx, p.q.SQL)
+	if err != nil {
+		return err
+	}
+	p.cols = make([]resultCol, len(names))
+	for i := range names {
+		c := resultCol{name: names[i]}
+		if i < len(p.q.Columns) {
+			c.name = p.q.Columns[i].Name
+			c.oid, c.typmod = p.q.Columns[i].TypeOID, p.q.Columns[i].TypeMod
+		}
+		if c.oid == 0 {
+			c.oid, c.typmod = bsql.PGTypeOfDuckDB(types[i])
+		}
+		c.format = formatOf(formats, i)
+		p.cols[i] = c
+	}
+	return nil
+}
+
+func formatOf(formats []int16, i int) int16 {
+	switch len(formats) {
+	case 0:
+		return 0
+	case 1:
+		return formats[0]
+	}
+	if i < len(formats) {
+		return formats[i]
+	}
+	return 0
+}
+
+func (p *selectPlan) Columns() []pgwire.Column { return pgColumns(p.cols) }
+
+func (p *selectPlan) execute(ctx context.Context, maxRows int, w pgwire.ResultWriter) (bool, error) {
+	suspended, err := p.run(ctx, maxRows, w)
+	if err != nil || suspended {
+		return suspended, err
+	}
+	return false, w.Complete(fmt.Sprintf("%s %d", p.tag, p.count))
+}
+
+// rowSink receives encoded rows.
+type rowSink interface{ Row(values [][]byte) error }
+
+// executeRows runs the query to the end into sink.
+func (p *selectPlan) executeRows(ctx context.Context, sink rowSink) (bool, error) {
+	return p.run(ctx, 0, sink)
+}
+
+func (p *selectPlan) run(ctx context.Context, maxRows int, sink rowSink) (bool, error) {
+	if p.done {
+		return false, nil
+	}
+	if p.rows == nil {
+		rows, err := p.s.conn.QueryContext(ctx, p.q.SQL, p.args...)
+		if err != nil {
+			return false, err
+		}
+		p.rows = rows
+		p.vals = make([]any, len(p.cols))
+		p.ptrs = make([]any, len(p.cols))
+		for i := range p.vals {
+			p.ptrs[i] = &p.vals[i]
+		}
+		p.buf = make([][]byte, len(p.cols))
+	}
+	n := 0
+	for {
+		if maxRows > 0 && n >= maxRows {
+			return true, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		if !p.rows.Next() {
+			break
+		}
+		if err := p.rows.Scan(p.ptrs...); err != nil {
+			return false, err
+		}
+		if err := p.encodeRow(); err != nil {
+			return false, err
+		}
+		if err := sink.Row(p.buf); err != nil {
+			return false, err
+		}
+		n++
+		p.count++
+	}
+	if err := p.rows.Err(); err != nil {
+		return false, err
+	}
+	p.finish()
+	return false, nil
+}
+
+func (p *selectPlan) encodeRow() error {
+	p.scratch = p.scratch[:0]
+	offs := make([]int, 0, len(p.cols)+1)
+	nulls := make([]bool, len(p.cols))
+	for i, c := range p.cols {
+		offs = append(offs, len(p.scratch))
+		if p.vals[i] == nil {
+			nulls[i] = true
+			continue
+		}
+		var err error
+		p.scratch, err = encodeValue(p.scratch, c, p.vals[i], &p.s.set.types)
+		if err != nil {
+			return err
+		}
+	}
+	offs = append(offs, len(p.scratch))
+	for i := range p.cols {
+		if nulls[i] {
+			p.buf[i] = nil
+		} else {
+			p.buf[i] = p.scratch[offs[i]:offs[i+1]:offs[i+1]]
+		}
+	}
+	return nil
+}
+
+func (p *selectPlan) finish() {
+	if p.done {
+		return
+	}
+	p.done = true
+	if p.rows != nil {
+		p.rows.Close()
+	}
+	p.b.release()
+}
+
+func (p *selectPlan) Close() { p.finish() }
+
+// errUnsupported is the 0A000 for a statement kind.
+func errUnsupported(what string) error {
+	return pgerr.New(pgerr.FeatureNotSupported, "%s is not supported", what)
+}

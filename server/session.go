@@ -1,0 +1,296 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bsdb/bsdb-pg/pgerr"
+	"github.com/bsdb/bsdb-pg/pgwire"
+	"github.com/bsdb/bsdb-pg/planner"
+	bsql "github.com/bsdb/bsdb-pg/sql"
+	"github.com/bsdb/bsdb-pg/storage/catalog"
+)
+
+// Backend implements pgwire.Backend over a planner.Engine.
+type Backend struct {
+	Eng    *planner.Engine
+	Log    *slog.Logger
+	Server func() *pgwire.Server // for pg_stat_activity; may be nil
+	start  time.Time
+	mu     sync.Mutex
+}
+
+var (
+	_ pgwire.Backend              = (*Backend)(nil)
+	_ pgwire.Session              = (*session)(nil)
+	_ pgwire.ProtocolErrorHandler = (*session)(nil)
+)
+
+// ProtocolError implements pgwire.ProtocolErrorHandler: an error pgwire
+// raises itself inside a block fails the block, as in PostgreSQL.
+func (s *session) ProtocolError(*pgerr.Error) { s.fail() }
+
+// NewBackend returns a Backend.
+func NewBackend(eng *planner.Engine, log *slog.Logger) *Backend {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Backend{Eng: eng, Log: log, start: time.Now()}
+}
+
+// NewSession implements pgwire.Backend.
+func (b *Backend) NewSession(ctx context.Context, info pgwire.StartupInfo) (pgwire.Session, error) {
+	db := info.Database
+	if db == "" {
+		db = info.User
+	}
+	dbs, err := b.Eng.Catalog().ListDatabases(ctx)
+	if err != nil {
+		return nil, err
+	}
+	found := false
+	for _, d := range dbs {
+		if d == db {
+			found = true
+		}
+	}
+	if !found {
+		return nil, &pgerr.Error{Severity: pgerr.SeverityFatal, Code: pgerr.UndefinedDatabase, Message: fmt.Sprintf("database \"%s\" does not exist", db)}
+	}
+	conn, err := b.Eng.DB().Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{b: b, eng: b.Eng, info: info, db: db, user: info.User, conn: conn, set: newSettings(info.User, info.Params)}
+	for k, v := range info.Params {
+		switch strings.ToLower(k) {
+		case "user", "database", "options", "replication":
+			continue
+		}
+		if _, err := s.set.set(k, v, false); err != nil {
+			// PostgreSQL refuses bad startup values with FATAL.
+			if pe, ok := pgerr.As(err); ok {
+				c := *pe
+				c.Severity = pgerr.SeverityFatal
+				conn.Close()
+				return nil, &c
+			}
+		}
+	}
+	if err := s.initConn(ctx); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// session is one client connection's SQL state.
+type session struct {
+	b    *Backend
+	eng  *planner.Engine
+	info pgwire.StartupInfo
+	db   string
+	user string
+	conn *sql.Conn
+	set  *settings
+	tx   *txState
+	// notices queued by the running statement, sent before its completion.
+	notices []*pgerr.Error
+}
+
+// txState is an explicit transaction block.
+type txState struct {
+	failed bool
+	table  *planner.Table
+	recs   []stagedBatch
+}
+
+func (s *session) initConn(ctx context.Context) error {
+	for _, q := range bsql.Setup() {
+		if _, err := s.conn.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("duckdb session setup %q: %w", q, err)
+		}
+	}
+	return s.syncZone(ctx)
+}
+
+// syncZone tells DuckDB the session's time zone (timestamptz functions).
+func (s *session) syncZone(ctx context.Context) error {
+	name := s.set.types.TimeZone.String()
+	if _, err := s.conn.ExecContext(ctx, fmt.Sprintf("SET TimeZone = '%s'", strings.ReplaceAll(name, "'", "''"))); err != nil {
+		// Fixed offsets DuckDB/ICU cannot name: fall back to UTC for
+		// DuckDB's own functions; output formatting still uses ours.
+		_, _ = s.conn.ExecContext(ctx, "SET TimeZone = 'UTC'")
+	}
+	return nil
+}
+
+func (s *session) ParameterStatus() [][2]string {
+	var out [][2]string
+	for _, g := range sortedNames() {
+		if g.reported {
+			v, _, _ := s.set.get(g.name)
+			out = append(out, [2]string{g.name, v})
+		}
+	}
+	return out
+}
+
+func (s *session) TxStatus() byte {
+	switch {
+	case s.tx == nil:
+		return 'I'
+	case s.tx.failed:
+		return 'E'
+	}
+	return 'T'
+}
+
+func (s *session) Close() {
+	if s.tx != nil {
+		s.rollback()
+	}
+	s.conn.Close()
+}
+
+// SimpleQuery runs every statement of a Query message in order; the first
+// error stops the rest.
+func (s *session) SimpleQuery(ctx context.Context, query string, w pgwire.ResultWriter) (err error) {
+	defer recoverPanic(&err, s.b.Log)
+	stmts, err := bsql.Parse(query)
+	if err != nil {
+		s.fail()
+		return err
+	}
+	for _, st := range stmts {
+		if err := s.runStatement(ctx, st, nil, nil, w, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runStatement executes one statement to completion.
+func (s *session) runStatement(ctx context.Context, st *bsql.Statement, params []any, resultFormats []int16, w pgwire.ResultWriter, simple bool) error {
+	if st.Kind == bsql.KindEmpty {
+		return w.EmptyQuery()
+	}
+	if err := s.checkFailed(st); err != nil {
+		return err
+	}
+	ctx, cancel := s.withTimeout(ctx)
+	defer cancel()
+	p, err := s.plan(ctx, st, params, resultFormats)
+	if err != nil {
+		s.fail()
+		return s.decorate(ctx, err, st)
+	}
+	defer p.Close()
+	if simple {
+		if err := w.Describe(p.Columns()); err != nil {
+			return err
+		}
+	}
+	if _, err := p.execute(ctx, 0, &noticeWriter{ResultWriter: w, s: s}); err != nil {
+		s.notices = nil
+		s.fail()
+		return s.decorate(ctx, err, st)
+	}
+	return nil
+}
+
+func (s *session) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	if s.set.timeout > 0 {
+		return context.WithTimeout(ctx, s.set.timeout)
+	}
+	return context.WithCancel(ctx)
+}
+
+// decorate maps context errors and DuckDB errors to PostgreSQL's.
+func (s *session) decorate(ctx context.Context, err error, st *bsql.Statement) error {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		if s.set.timeout > 0 {
+			return pgerr.New(pgerr.QueryCanceled, "canceling statement due to statement timeout")
+		}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled) {
+		return pgerr.New(pgerr.QueryCanceled, "canceling statement due to user request")
+	}
+	if pe, ok := pgerr.As(err); ok {
+		if pe.Position > 0 && st != nil && st.Offset > 0 {
+			return pe.WithPosition(pe.Position + bsql.CharPosition(stOriginal(st), st.Offset))
+		}
+		return err
+	}
+	return bsql.MapError(err, st.Text)
+}
+
+// stOriginal is a hook for statements carrying their full query text.
+func stOriginal(st *bsql.Statement) string { return st.Text }
+
+// checkFailed refuses statements in a failed block.
+func (s *session) checkFailed(st *bsql.Statement) error {
+	if s.tx == nil || !s.tx.failed {
+		return nil
+	}
+	switch st.Kind {
+	case bsql.KindRollback, bsql.KindCommit:
+		return nil
+	}
+	return pgerr.New(pgerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+}
+
+// fail marks an open block failed.
+func (s *session) fail() {
+	if s.tx != nil {
+		s.tx.failed = true
+	}
+}
+
+func (s *session) rollback() {
+	if s.tx == nil {
+		return
+	}
+	if s.tx.table != nil {
+		var ids []uint64
+		for _, r := range s.tx.recs {
+			ids = append(ids, r.id)
+			r.rec.Release()
+		}
+		s.tx.table.Unstage(ids)
+	}
+	s.tx = nil
+}
+
+// tableID resolves a possibly qualified name against the search path.
+func (s *session) resolve(ctx context.Context, schemaName, name string) (catalog.TableID, error) {
+	if schemaName != "" {
+		return catalog.TableID{Database: s.db, Schema: schemaName, Name: name}, nil
+	}
+	for _, sc := range s.set.searchPath() {
+		id := catalog.TableID{Database: s.db, Schema: sc, Name: name}
+		if _, err := s.eng.Catalog().Table(ctx, id); err == nil {
+			return id, nil
+		}
+	}
+	sp := s.set.searchPath()
+	first := "public"
+	if len(sp) > 0 {
+		first = sp[0]
+	}
+	return catalog.TableID{Database: s.db, Schema: first, Name: name}, nil
+}
+
+func recoverPanic(err *error, log *slog.Logger) {
+	if r := recover(); r != nil {
+		log.Error("panic in session", "panic", r, "stack", string(debug.Stack()))
+		*err = pgerr.New(pgerr.InternalError, "internal error: %v", r)
+	}
+}

@@ -1,0 +1,292 @@
+package server
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bsdb/bsdb-pg/pgerr"
+	"github.com/bsdb/bsdb-pg/pgtypes"
+	"github.com/bsdb/bsdb-pg/wal"
+)
+
+// ServerVersion is what we report as server_version: PostgreSQL-compatible.
+const ServerVersion = "16.4"
+
+// Version is bsdb-pg's own version.
+const Version = "0.1.0"
+
+type guc struct {
+	name     string // canonical spelling
+	def      string
+	reported bool // sent as ParameterStatus when it changes
+	readOnly bool
+	desc     string
+	check    func(string) (string, error) // normalizes or rejects a value
+}
+
+var gucs = map[string]*guc{}
+
+func defGUC(g *guc) { gucs[strings.ToLower(g.name)] = g }
+
+func init() {
+	for _, g := range []*guc{
+		{name: "application_name", def: "", reported: true, desc: "Sets the application name to be reported in statistics and logs."},
+		{name: "client_encoding", def: "UTF8", reported: true, desc: "Sets the client's character set encoding.", check: checkEncoding},
+		{name: "server_encoding", def: "UTF8", reported: true, readOnly: true, desc: "Shows the server (database) character set encoding."},
+		{name: "DateStyle", def: "ISO, MDY", reported: true, desc: "Sets the display format for date and time values.", check: checkDateStyle},
+		{name: "IntervalStyle", def: "postgres", reported: true, desc: "Sets the display format for interval values.", check: oneOf("postgres", "postgres_verbose", "sql_standard", "iso_8601")},
+		{name: "TimeZone", def: "UTC", reported: true, desc: "Sets the time zone for displaying and interpreting time stamps.", check: checkTimeZone},
+		{name: "integer_datetimes", def: "on", reported: true, readOnly: true, desc: "Shows whether datetimes are integer based."},
+		{name: "standard_conforming_strings", def: "on", reported: true, desc: "Causes '...' strings to treat backslashes literally.", check: oneOf("on")},
+		{name: "is_superuser", def: "on", reported: true, readOnly: true, desc: "Shows whether the current user is a superuser."},
+		{name: "session_authorization", def: "", reported: true, readOnly: true, desc: "Sets the session user name."},
+		{name: "server_version", def: ServerVersion, reported: true, readOnly: true, desc: "Shows the server version."},
+		{name: "server_version_num", def: "160004", readOnly: true, desc: "Shows the server version as an integer."},
+		{name: "extra_float_digits", def: "1", desc: "Sets the number of digits displayed for floating-point values.", check: intRange(-15, 3)},
+		{name: "search_path", def: `"$user", public`, desc: "Sets the schema search order for names that are not schema-qualified."},
+		{name: "statement_timeout", def: "0", desc: "Sets the maximum allowed duration of any statement.", check: checkDuration},
+		{name: "lock_timeout", def: "0", desc: "Sets the maximum allowed duration of any wait for a lock.", check: checkDuration},
+		{name: "idle_in_transaction_session_timeout", def: "0", desc: "Sets the maximum allowed idle time between queries, when in a transaction.", check: checkDuration},
+		{name: "synchronous_commit", def: "on", desc: "Sets the current transaction's synchronization level.", check: oneOf("on", "off", "local", "remote_write", "remote_apply")},
+		{name: "client_min_messages", def: "notice", desc: "Sets the message levels that are sent to the client.", check: oneOf("debug5", "debug4", "debug3", "debug2", "debug1", "log", "notice", "warning", "error")},
+		{name: "bytea_output", def: "hex", desc: "Sets the output format for bytea.", check: oneOf("hex", "escape")},
+		{name: "default_transaction_isolation", def: "read committed", desc: "Sets the transaction isolation level of each new transaction."},
+		{name: "transaction_isolation", def: "read committed", desc: "Sets the current transaction's isolation level."},
+		{name: "default_transaction_read_only", def: "off", desc: "Sets the default read-only status of new transactions."},
+		{name: "transaction_read_only", def: "off", desc: "Sets the current transaction's read-only status."},
+		{name: "lc_messages", def: "C", desc: "Sets the language in which messages are displayed."},
+		{name: "lc_monetary", def: "C", desc: "Sets the locale for formatting monetary amounts."},
+		{name: "lc_numeric", def: "C", desc: "Sets the locale for formatting numbers."},
+		{name: "lc_time", def: "C", desc: "Sets the locale for formatting date and time values."},
+		{name: "lc_collate", def: "C", readOnly: true, desc: "Shows the collation order locale."},
+		{name: "lc_ctype", def: "C", readOnly: true, desc: "Shows the character classification and case conversion locale."},
+		{name: "max_identifier_length", def: "63", readOnly: true, desc: "Shows the maximum identifier length."},
+		{name: "max_connections", def: "100", readOnly: true, desc: "Sets the maximum number of concurrent connections."},
+		{name: "block_size", def: "8192", readOnly: true, desc: "Shows the size of a disk block."},
+		{name: "work_mem", def: "4MB", desc: "Sets the maximum memory to be used for query workspaces."},
+		{name: "maintenance_work_mem", def: "64MB", desc: "Sets the maximum memory to be used for maintenance operations."},
+		{name: "row_security", def: "on", desc: "Enable row security."},
+		{name: "jit", def: "off", desc: "Allow JIT compilation."},
+		{name: "geqo", def: "on", desc: "Enables genetic query optimization."},
+		{name: "enable_seqscan", def: "on", desc: "Enables the planner's use of sequential-scan plans."},
+		{name: "timezone_abbreviations", def: "Default", desc: "Selects a file of time zone abbreviations."},
+		{name: "default_with_oids", def: "off", desc: "WITH OIDS is no longer supported."},
+		{name: "escape_string_warning", def: "on", desc: "Warn about backslash escapes in ordinary string literals."},
+		{name: "xmloption", def: "content", desc: "Sets whether XML data in implicit parsing and serialization operations is to be considered as documents or content fragments."},
+		{name: "password_encryption", def: "scram-sha-256", desc: "Chooses the algorithm for encrypting passwords."},
+		{name: "cursor_tuple_fraction", def: "0.1", desc: "Sets the planner's estimate of the fraction of a cursor's rows that will be retrieved."},
+	} {
+		defGUC(g)
+	}
+}
+
+func oneOf(vals ...string) func(string) (string, error) {
+	return func(v string) (string, error) {
+		l := strings.ToLower(strings.TrimSpace(v))
+		if l == "true" || l == "yes" || l == "1" {
+			l = "on"
+		}
+		if l == "false" || l == "no" || l == "0" {
+			l = "off"
+		}
+		for _, x := range vals {
+			if l == x {
+				return x, nil
+			}
+		}
+		return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter: \"%s\"", v)
+	}
+}
+
+func intRange(lo, hi int) func(string) (string, error) {
+	return func(v string) (string, error) {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter: \"%s\"", v)
+		}
+		if n < lo || n > hi {
+			return "", pgerr.New(pgerr.InvalidParameterValue, "%d is outside the valid range for parameter (%d .. %d)", n, lo, hi)
+		}
+		return strconv.Itoa(n), nil
+	}
+}
+
+func checkEncoding(v string) (string, error) {
+	switch strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(v), "-", "")) {
+	case "UTF8", "UNICODE":
+		return "UTF8", nil
+	case "SQL_ASCII":
+		return "SQL_ASCII", nil
+	}
+	return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"client_encoding\": \"%s\"", v).WithDetail("only UTF8 is supported")
+}
+
+func checkDateStyle(v string) (string, error) {
+	st := pgtypes.DefaultSettings()
+	if err := st.SetDateStyle(v); err != nil {
+		return "", err
+	}
+	return st.DateStyleString(), nil
+}
+
+func checkTimeZone(v string) (string, error) {
+	if _, err := pgtypes.LoadZone(strings.TrimSpace(v)); err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(v), nil
+}
+
+func checkDuration(v string) (string, error) {
+	if _, err := parseDurationMS(v); err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(v), nil
+}
+
+// parseDurationMS parses a time GUC: a number of ms or a number with a unit.
+func parseDurationMS(v string) (time.Duration, error) {
+	s := strings.TrimSpace(strings.ToLower(v))
+	num := strings.TrimRightFunc(s, func(r rune) bool { return r >= 'a' && r <= 'z' || r == ' ' })
+	unit := strings.TrimSpace(s[len(num):])
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil {
+		return 0, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"statement_timeout\": \"%s\"", v)
+	}
+	mult := time.Millisecond
+	switch unit {
+	case "", "ms":
+	case "us":
+		mult = time.Microsecond
+	case "s":
+		mult = time.Second
+	case "min":
+		mult = time.Minute
+	case "h":
+		mult = time.Hour
+	case "d":
+		mult = 24 * time.Hour
+	default:
+		return 0, pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"statement_timeout\": \"%s\"", v).WithHint("Valid units for this parameter are \"us\", \"ms\", \"s\", \"min\", \"h\", and \"d\".")
+	}
+	return time.Duration(f * float64(mult)), nil
+}
+
+// settings is a session's configuration parameters.
+type settings struct {
+	vals map[string]string // lower-case name -> value
+	// derived
+	types   pgtypes.Settings
+	timeout time.Duration
+}
+
+func newSettings(user string, startup map[string]string) *settings {
+	s := &settings{vals: map[string]string{}}
+	for k, g := range gucs {
+		s.vals[k] = g.def
+	}
+	s.vals["session_authorization"] = user
+	s.derive()
+	return s
+}
+
+func (s *settings) get(name string) (string, *guc, error) {
+	k := strings.ToLower(name)
+	g, ok := gucs[k]
+	if !ok {
+		if v, ok := s.vals[k]; ok && strings.Contains(k, ".") {
+			return v, &guc{name: name}, nil
+		}
+		return "", nil, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
+	}
+	return s.vals[k], g, nil
+}
+
+// set validates and stores a value; it returns the guc (for reporting).
+func (s *settings) set(name, value string, startup bool) (*guc, error) {
+	k := strings.ToLower(name)
+	g, ok := gucs[k]
+	if !ok {
+		if strings.Contains(k, ".") { // custom "class.name" parameters are free
+			s.vals[k] = value
+			return &guc{name: name}, nil
+		}
+		return nil, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
+	}
+	if g.readOnly && !startup {
+		return nil, pgerr.New("55P02", "parameter \"%s\" cannot be changed", g.name)
+	}
+	if g.check != nil {
+		v, err := g.check(value)
+		if err != nil {
+			return nil, err
+		}
+		value = v
+	}
+	s.vals[k] = value
+	s.derive()
+	return g, nil
+}
+
+func (s *settings) reset(name string) (*guc, error) {
+	k := strings.ToLower(name)
+	g, ok := gucs[k]
+	if !ok {
+		return nil, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
+	}
+	s.vals[k] = g.def
+	s.derive()
+	return g, nil
+}
+
+func (s *settings) derive() {
+	t := pgtypes.DefaultSettings()
+	_ = t.SetDateStyle(s.vals["datestyle"])
+	if err := t.SetTimeZone(s.vals["timezone"]); err != nil {
+		t.TimeZone, t.TimeZoneName = time.UTC, "UTC"
+	}
+	if is, err := pgtypes.ParseIntervalStyle(s.vals["intervalstyle"]); err == nil {
+		t.IntervalStyle = is
+	}
+	t.ExtraFloatDigits, _ = strconv.Atoi(s.vals["extra_float_digits"])
+	if s.vals["bytea_output"] == "escape" {
+		t.ByteaOutput = pgtypes.ByteaEscape
+	}
+	s.types = *t
+	s.timeout, _ = parseDurationMS(s.vals["statement_timeout"])
+}
+
+func (s *settings) durability() wal.Durability {
+	if s.vals["synchronous_commit"] == "off" {
+		return wal.DurabilityAsync
+	}
+	return wal.DurabilitySync
+}
+
+func (s *settings) searchPath() []string {
+	var out []string
+	for _, p := range strings.Split(s.vals["search_path"], ",") {
+		p = strings.TrimSpace(p)
+		if strings.HasPrefix(p, `"`) && strings.HasSuffix(p, `"`) && len(p) >= 2 {
+			p = strings.ReplaceAll(p[1:len(p)-1], `""`, `"`)
+		} else {
+			p = strings.ToLower(p)
+		}
+		if p == "" || p == "$user" {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// sortedNames lists the settings for SHOW ALL.
+func sortedNames() []*guc {
+	out := make([]*guc, 0, len(gucs))
+	for _, g := range gucs {
+		out = append(out, g)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}

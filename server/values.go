@@ -1,0 +1,240 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"time"
+
+	duckdb "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/bsdb/bsdb-pg/pgtypes"
+)
+
+// encodeValue appends v (as returned by the DuckDB driver) in column c's
+// type and format.
+func encodeValue(buf []byte, c resultCol, v any, st *pgtypes.Settings) ([]byte, error) {
+	if info, ok := pgtypes.TypeByOID(c.oid); ok && info.IsArray() {
+		return encodeArray(buf, c, info, v, st)
+	}
+	pv, err := fromDuck(c.oid, v)
+	if err != nil {
+		return buf, err
+	}
+	if c.format == 1 {
+		return pgtypes.AppendBinary(buf, c.oid, c.typmod, pv)
+	}
+	return pgtypes.AppendText(buf, c.oid, c.typmod, pv, st)
+}
+
+// fromDuck converts a DuckDB driver value into pgtypes' canonical form for
+// the PostgreSQL type oid.
+func fromDuck(oid uint32, v any) (any, error) {
+	switch x := v.(type) {
+	case duckdb.Decimal:
+		n := pgtypes.Numeric{Int: x.Value, Scale: int32(x.Scale)}
+		switch oid {
+		case pgtypes.OIDFloat8:
+			return x.Float64(), nil
+		case pgtypes.OIDInt8, pgtypes.OIDInt4, pgtypes.OIDInt2:
+			return x.Value.Int64(), nil
+		}
+		return n, nil
+	case *big.Int:
+		if oid == pgtypes.OIDNumeric {
+			return pgtypes.Numeric{Int: x}, nil
+		}
+		if x.IsInt64() {
+			return x.Int64(), nil
+		}
+		return pgtypes.Numeric{Int: x}, nil
+	case duckdb.Interval:
+		return pgtypes.Interval{Months: x.Months, Days: x.Days, Micros: x.Micros}, nil
+	case duckdb.UUID:
+		return [16]byte(x), nil
+	case *duckdb.UUID:
+		return [16]byte(*x), nil
+	case time.Time:
+		switch oid {
+		case pgtypes.OIDDate:
+			return pgtypes.DateFromTime(x), nil
+		case pgtypes.OIDTime:
+			h, m, s := x.Clock()
+			return pgtypes.Time(int64(h)*3600e6 + int64(m)*60e6 + int64(s)*1e6 + int64(x.Nanosecond()/1000)), nil
+		case pgtypes.OIDTimestamp:
+			return pgtypes.TimestampFromTime(x), nil
+		case pgtypes.OIDTimestampTZ:
+			return pgtypes.TimestampTZFromTime(x), nil
+		}
+		return x, nil
+	case int8:
+		return int64(x), nil
+	case uint8:
+		return int64(x), nil
+	case uint16:
+		return int64(x), nil
+	case uint32:
+		return int64(x), nil
+	case uint64:
+		if oid == pgtypes.OIDNumeric {
+			return pgtypes.Numeric{Int: new(big.Int).SetUint64(x)}, nil
+		}
+		return int64(x), nil
+	case int16, int32, int64:
+		if oid == pgtypes.OIDNumeric {
+			i, _ := toInt64(x)
+			return pgtypes.NumericFromInt64(i), nil
+		}
+		return x, nil
+	case float32:
+		if oid == pgtypes.OIDFloat8 {
+			return float64(x), nil
+		}
+		return x, nil
+	case float64:
+		if oid == pgtypes.OIDFloat4 {
+			return float32(x), nil
+		}
+		return x, nil
+	case []byte:
+		if oid == pgtypes.OIDUUID && len(x) == 16 {
+			return [16]byte(x), nil
+		}
+		if oid == pgtypes.OIDBytea {
+			return x, nil
+		}
+		return string(x), nil
+	case string, bool:
+		return x, nil
+	case map[string]any, []any:
+		b, err := json.Marshal(x)
+		if err != nil {
+			return nil, err
+		}
+		return string(b), nil
+	}
+	return fmt.Sprint(v), nil
+}
+
+func toInt64(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int16:
+		return int64(x), true
+	case int32:
+		return int64(x), true
+	case int64:
+		return x, true
+	}
+	return 0, false
+}
+
+// encodeArray renders a DuckDB list in PostgreSQL's array text form
+// ({a,b,NULL} with quoting) or binary array format.
+func encodeArray(buf []byte, c resultCol, info pgtypes.TypeInfo, v any, st *pgtypes.Settings) ([]byte, error) {
+	list, ok := v.([]any)
+	if !ok {
+		return buf, fmt.Errorf("array value of type %T", v)
+	}
+	elem := resultCol{oid: info.ElemOID, typmod: c.typmod, format: c.format}
+	if c.format == 1 {
+		vals := make([]any, len(list))
+		for i, e := range list {
+			if e == nil {
+				continue
+			}
+			pv, err := fromDuck(elem.oid, e)
+			if err != nil {
+				return buf, err
+			}
+			vals[i] = pv
+		}
+		return appendBinaryArray(buf, info.ElemOID, c.typmod, vals)
+	}
+	buf = append(buf, '{')
+	for i, e := range list {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		if e == nil {
+			buf = append(buf, "NULL"...)
+			continue
+		}
+		if sub, ok := e.([]any); ok {
+			var err error
+			buf, err = encodeArray(buf, c, info, sub, st)
+			if err != nil {
+				return buf, err
+			}
+			continue
+		}
+		pv, err := fromDuck(elem.oid, e)
+		if err != nil {
+			return buf, err
+		}
+		text, err := pgtypes.AppendText(nil, elem.oid, elem.typmod, pv, st)
+		if err != nil {
+			return buf, err
+		}
+		buf = appendArrayElem(buf, text)
+	}
+	return append(buf, '}'), nil
+}
+
+func appendArrayElem(buf, text []byte) []byte {
+	needQuote := len(text) == 0 || (len(text) == 4 && (string(text) == "NULL" || string(text) == "null"))
+	for _, ch := range text {
+		switch ch {
+		case '"', '\\', '{', '}', ',', ' ', '\t', '\n', '\r', '\v', '\f':
+			needQuote = true
+		}
+	}
+	if !needQuote {
+		return append(buf, text...)
+	}
+	buf = append(buf, '"')
+	for _, ch := range text {
+		if ch == '"' || ch == '\\' {
+			buf = append(buf, '\\')
+		}
+		buf = append(buf, ch)
+	}
+	return append(buf, '"')
+}
+
+// appendBinaryArray writes a one-dimensional array in PostgreSQL's binary
+// array format (array_send).
+func appendBinaryArray(buf []byte, elem uint32, typmod int32, vals []any) ([]byte, error) {
+	hasNull := int32(0)
+	for _, v := range vals {
+		if v == nil {
+			hasNull = 1
+		}
+	}
+	be := func(b []byte, v uint32) []byte { return append(b, byte(v>>24), byte(v>>16), byte(v>>8), byte(v)) }
+	if len(vals) == 0 {
+		buf = be(buf, 0)
+		buf = be(buf, 0)
+		return be(buf, elem), nil
+	}
+	buf = be(buf, 1)
+	buf = be(buf, uint32(hasNull))
+	buf = be(buf, elem)
+	buf = be(buf, uint32(len(vals)))
+	buf = be(buf, 1)
+	for _, v := range vals {
+		if v == nil {
+			buf = be(buf, 0xffffffff)
+			continue
+		}
+		at := len(buf)
+		buf = be(buf, 0)
+		var err error
+		buf, err = pgtypes.AppendBinary(buf, elem, typmod, v)
+		if err != nil {
+			return buf, err
+		}
+		n := uint32(len(buf) - at - 4)
+		buf[at], buf[at+1], buf[at+2], buf[at+3] = byte(n>>24), byte(n>>16), byte(n>>8), byte(n)
+	}
+	return buf, nil
+}

@@ -1,0 +1,60 @@
+package sql
+
+// Catalog is what the translator resolves table names against. The planner
+// implements it over its snapshot of the storage catalog.
+type Catalog interface {
+	// LookupTable resolves a table name (schema "" = search_path). An
+	// unknown table is a *pgerr.Error 42P01 `relation "x" does not exist`.
+	LookupTable(schema, name string) (*TableInfo, error)
+}
+
+// TableInfo describes a table for translation.
+type TableInfo struct {
+	Schema, Name string
+	Columns      []ColumnInfo
+	// FromSQL is a DuckDB FROM item yielding the table's rows with exactly
+	// these column names: a parenthesised subquery or a DuckDB table name.
+	// The translator substitutes it verbatim for the table reference and
+	// keeps the user's alias (or the table name as alias).
+	FromSQL string
+}
+
+// ColumnInfo is one column of a table.
+type ColumnInfo struct {
+	Name    string
+	TypeOID uint32
+	TypeMod int32
+	NotNull bool
+	Default string // SQL expression text (PostgreSQL dialect), or ""
+}
+
+// ColumnIndex returns the position of the named column, or -1.
+func (t *TableInfo) ColumnIndex(name string) int {
+	for i, c := range t.Columns {
+		if c.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Query is a translated query.
+type Query struct {
+	SQL string // DuckDB SQL
+	// ParamOIDs has one entry per parameter $1..$n: the declared type, or
+	// the type inferred from context, else text (PostgreSQL resolves an
+	// unknown parameter to text).
+	ParamOIDs []uint32
+	// Columns are the result columns with PostgreSQL's names. A TypeOID of
+	// 0 means the translator could not infer the type: take DuckDB's
+	// (PGTypeOfDuckDB). Nil when even the names are unknown (e.g. SELECT *
+	// over a relation the translator cannot see into).
+	Columns []ResultColumn
+}
+
+// ResultColumn is a result column.
+type ResultColumn struct {
+	Name    string
+	TypeOID uint32
+	TypeMod int32
+}

@@ -1,0 +1,373 @@
+package sql
+
+import (
+	"fmt"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/bsdb/bsdb-pg/pgerr"
+)
+
+// CreateTable is a translated CREATE TABLE.
+type CreateTable struct {
+	Schema, Name string
+	IfNotExists  bool
+	Columns      []ColumnDef
+}
+
+// ColumnDef is one column of CREATE TABLE.
+type ColumnDef struct {
+	Name       string
+	TypeOID    uint32
+	TypeMod    int32
+	TypeName   string // PostgreSQL's spelling, e.g. "character varying(20)" (for schema.Column.Annotation)
+	NotNull    bool   // also set for PRIMARY KEY columns
+	Default    string // PostgreSQL expression text, or ""
+	PrimaryKey bool
+}
+
+// storableTypes are the column types storage can hold (storage/schema kinds).
+var storableTypes = map[uint32]bool{
+	OIDBool: true, OIDInt2: true, OIDInt4: true, OIDInt8: true, OIDFloat4: true, OIDFloat8: true,
+	OIDNumeric: true, OIDText: true, OIDVarchar: true, OIDBpchar: true, OIDBytea: true,
+	OIDDate: true, OIDTime: true, OIDTimestamp: true, OIDTimestamptz: true, OIDInterval: true,
+	OIDUUID: true, OIDJSON: true, OIDJSONB: true,
+}
+
+// TranslateCreateTable translates CREATE TABLE. Unsupported column types and
+// constraints are 0A000 errors naming them.
+func TranslateCreateTable(stmt *pg_query.Node) (*CreateTable, error) {
+	cs := stmt.GetCreateStmt()
+	if cs == nil {
+		return nil, fmt.Errorf("BUG: sql: TranslateCreateTable on %T", stmt.GetNode())
+	}
+	rv := cs.Relation
+	switch {
+	case rv.Relpersistence == "t":
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "temporary tables are not supported")
+	case rv.Relpersistence == "u":
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "unlogged tables are not supported")
+	case len(cs.InhRelations) > 0:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "INHERITS is not supported")
+	case cs.Partspec != nil || cs.Partbound != nil:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "partitioned tables are not supported")
+	case cs.OfTypename != nil:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "typed tables (OF type) are not supported")
+	case rv.Catalogname != "":
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s.%s.%s", rv.Catalogname, rv.Schemaname, rv.Relname)
+	}
+	ct := &CreateTable{Schema: rv.Schemaname, Name: rv.Relname, IfNotExists: cs.IfNotExists}
+	index := map[string]int{}
+	var tableConstraints []*pg_query.Constraint
+	for _, elt := range cs.TableElts {
+		switch e := elt.GetNode().(type) {
+		case *pg_query.Node_ColumnDef:
+			cd, err := columnDef(e.ColumnDef)
+			if err != nil {
+				return nil, err
+			}
+			if _, dup := index[cd.Name]; dup {
+				return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", cd.Name).WithPosition(int(e.ColumnDef.Location) + 1)
+			}
+			index[cd.Name] = len(ct.Columns)
+			ct.Columns = append(ct.Columns, cd)
+		case *pg_query.Node_Constraint:
+			tableConstraints = append(tableConstraints, e.Constraint)
+		case *pg_query.Node_TableLikeClause:
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "LIKE in CREATE TABLE is not supported")
+		default:
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "unsupported CREATE TABLE element %s", nodeName(elt))
+		}
+	}
+	if len(ct.Columns) == 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "tables without columns are not supported")
+	}
+	for _, cn := range cs.Constraints {
+		if c := cn.GetConstraint(); c != nil {
+			tableConstraints = append(tableConstraints, c)
+		}
+	}
+	for _, c := range tableConstraints {
+		if c.Contype != pg_query.ConstrType_CONSTR_PRIMARY {
+			return nil, unsupportedConstraint(c)
+		}
+		for _, k := range c.Keys {
+			name := k.GetString_().GetSval()
+			i, ok := index[name]
+			if !ok {
+				return nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" named in key does not exist", name).WithPosition(int(c.Location) + 1)
+			}
+			ct.Columns[i].PrimaryKey = true
+			ct.Columns[i].NotNull = true
+		}
+	}
+	return ct, nil
+}
+
+func unsupportedConstraint(c *pg_query.Constraint) error {
+	name := strings.TrimPrefix(c.Contype.String(), "CONSTR_")
+	switch c.Contype {
+	case pg_query.ConstrType_CONSTR_FOREIGN:
+		name = "FOREIGN KEY"
+	case pg_query.ConstrType_CONSTR_IDENTITY:
+		name = "GENERATED ... AS IDENTITY"
+	case pg_query.ConstrType_CONSTR_GENERATED:
+		name = "GENERATED ALWAYS AS"
+	}
+	return pgerr.New(pgerr.FeatureNotSupported, "%s constraints are not supported", name).WithPosition(int(c.Location) + 1)
+}
+
+func columnDef(c *pg_query.ColumnDef) (ColumnDef, error) {
+	cd := ColumnDef{Name: c.Colname}
+	tname := typeNameString(c.TypeName)
+	switch tname {
+	case "serial", "serial4", "bigserial", "serial8", "smallserial", "serial2":
+		return cd, pgerr.New(pgerr.FeatureNotSupported, "type %s is not supported (no sequences)", tname).WithPosition(int(c.TypeName.Location) + 1)
+	}
+	oid, mod, err := ResolveTypeName(c.TypeName)
+	if err != nil {
+		return cd, err
+	}
+	if !storableTypes[oid] {
+		return cd, pgerr.New(pgerr.FeatureNotSupported, "column type %s is not supported", formatType(oid, mod, tname)).WithPosition(int(c.TypeName.Location) + 1)
+	}
+	if oid == OIDNumeric {
+		if p, _, ok := NumericPrecisionScale(mod); ok && p > 38 {
+			return cd, pgerr.New(pgerr.FeatureNotSupported, "numeric precision %d above 38 is not supported", p).WithPosition(int(c.TypeName.Location) + 1)
+		}
+	}
+	cd.TypeOID, cd.TypeMod, cd.TypeName = oid, mod, formatType(oid, mod, tname)
+	cd.NotNull = c.IsNotNull
+	if c.RawDefault != nil {
+		d, err := deparseExpr(c.RawDefault)
+		if err != nil {
+			return cd, err
+		}
+		cd.Default = d
+	}
+	if c.CollClause != nil {
+		return cd, pgerr.New(pgerr.FeatureNotSupported, "COLLATE is not supported")
+	}
+	for _, cn := range c.Constraints {
+		k := cn.GetConstraint()
+		if k == nil {
+			continue
+		}
+		switch k.Contype {
+		case pg_query.ConstrType_CONSTR_NOTNULL:
+			cd.NotNull = true
+		case pg_query.ConstrType_CONSTR_NULL:
+			cd.NotNull = false
+		case pg_query.ConstrType_CONSTR_DEFAULT:
+			d, err := deparseExpr(k.RawExpr)
+			if err != nil {
+				return cd, err
+			}
+			cd.Default = d
+		case pg_query.ConstrType_CONSTR_PRIMARY:
+			cd.PrimaryKey, cd.NotNull = true, true
+		default:
+			return cd, unsupportedConstraint(k)
+		}
+	}
+	return cd, nil
+}
+
+// formatType spells a type the way PostgreSQL's format_type does.
+func formatType(oid uint32, mod int32, fallback string) string {
+	var base string
+	switch e := ElemOID(oid); {
+	case e != 0:
+		return formatType(e, mod, fallback) + "[]"
+	}
+	switch oid {
+	case OIDBool:
+		base = "boolean"
+	case OIDInt2:
+		base = "smallint"
+	case OIDInt4:
+		base = "integer"
+	case OIDInt8:
+		base = "bigint"
+	case OIDFloat4:
+		base = "real"
+	case OIDFloat8:
+		base = "double precision"
+	case OIDNumeric:
+		if p, s, ok := NumericPrecisionScale(mod); ok {
+			return fmt.Sprintf("numeric(%d,%d)", p, s)
+		}
+		return "numeric"
+	case OIDVarchar:
+		if mod > 4 {
+			return fmt.Sprintf("character varying(%d)", mod-4)
+		}
+		return "character varying"
+	case OIDBpchar:
+		if mod > 4 {
+			return fmt.Sprintf("character(%d)", mod-4)
+		}
+		return "bpchar"
+	case OIDTimestamp:
+		base = "timestamp without time zone"
+	case OIDTimestamptz:
+		base = "timestamp with time zone"
+	case OIDTime:
+		base = "time without time zone"
+	case OIDTimetz:
+		base = "time with time zone"
+	case OIDText, OIDBytea, OIDDate, OIDInterval, OIDUUID, OIDJSON, OIDJSONB:
+		for n, o := range map[string]uint32{"text": OIDText, "bytea": OIDBytea, "date": OIDDate, "interval": OIDInterval, "uuid": OIDUUID, "json": OIDJSON, "jsonb": OIDJSONB} {
+			if o == oid {
+				base = n
+			}
+		}
+	default:
+		base = fallback
+	}
+	if (oid == OIDTimestamp || oid == OIDTimestamptz || oid == OIDTime || oid == OIDTimetz) && mod >= 0 {
+		i := strings.Index(base, " ")
+		return fmt.Sprintf("%s(%d)%s", base[:i], mod, base[i:])
+	}
+	return base
+}
+
+// deparseExpr returns the PostgreSQL text of an expression.
+func deparseExpr(n *pg_query.Node) (string, error) {
+	sel := &pg_query.SelectStmt{TargetList: []*pg_query.Node{pg_query.MakeResTargetNodeWithVal(n, -1)}, Op: pg_query.SetOperation_SETOP_NONE}
+	text, err := deparseNode(&pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sel}})
+	if err != nil {
+		return "", pgerr.Wrap(err, pgerr.InternalError, "cannot deparse expression: %v", err)
+	}
+	return strings.TrimPrefix(text, "SELECT "), nil
+}
+
+// QualifiedName is a possibly schema-qualified object name.
+type QualifiedName struct{ Schema, Name string }
+
+func (q QualifiedName) String() string { return qualName(q.Schema, q.Name) }
+
+// DropTable is DROP TABLE.
+type DropTable struct {
+	Names    []QualifiedName
+	IfExists bool
+	Cascade  bool
+}
+
+// Truncate is TRUNCATE.
+type Truncate struct{ Names []QualifiedName }
+
+// CreateSchema is CREATE SCHEMA.
+type CreateSchema struct {
+	Name        string
+	IfNotExists bool
+}
+
+// DropSchema is DROP SCHEMA.
+type DropSchema struct {
+	Names    []string
+	IfExists bool
+	Cascade  bool
+}
+
+// CreateDatabase is CREATE DATABASE (options are ignored).
+type CreateDatabase struct{ Name string }
+
+// DropDatabase is DROP DATABASE.
+type DropDatabase struct {
+	Name     string
+	IfExists bool
+}
+
+// TranslateDropTable translates DROP TABLE.
+func TranslateDropTable(stmt *pg_query.Node) (*DropTable, error) {
+	ds := stmt.GetDropStmt()
+	if ds == nil || ds.RemoveType != pg_query.ObjectType_OBJECT_TABLE {
+		return nil, fmt.Errorf("BUG: sql: TranslateDropTable on %T", stmt.GetNode())
+	}
+	out := &DropTable{IfExists: ds.MissingOk, Cascade: ds.Behavior == pg_query.DropBehavior_DROP_CASCADE}
+	for _, o := range ds.Objects {
+		var parts []string
+		for _, p := range o.GetList().GetItems() {
+			parts = append(parts, p.GetString_().GetSval())
+		}
+		q, err := qualifiedName(parts)
+		if err != nil {
+			return nil, err
+		}
+		out.Names = append(out.Names, q)
+	}
+	return out, nil
+}
+
+func qualifiedName(parts []string) (QualifiedName, error) {
+	switch len(parts) {
+	case 1:
+		return QualifiedName{Name: parts[0]}, nil
+	case 2:
+		return QualifiedName{Schema: parts[0], Name: parts[1]}, nil
+	}
+	return QualifiedName{}, pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s", strings.Join(parts, "."))
+}
+
+// TranslateTruncate translates TRUNCATE.
+func TranslateTruncate(stmt *pg_query.Node) (*Truncate, error) {
+	ts := stmt.GetTruncateStmt()
+	if ts == nil {
+		return nil, fmt.Errorf("BUG: sql: TranslateTruncate on %T", stmt.GetNode())
+	}
+	out := &Truncate{}
+	for _, r := range ts.Relations {
+		rv := r.GetRangeVar()
+		out.Names = append(out.Names, QualifiedName{Schema: rv.Schemaname, Name: rv.Relname})
+	}
+	return out, nil
+}
+
+// TranslateCreateSchema translates CREATE SCHEMA (no embedded elements).
+func TranslateCreateSchema(stmt *pg_query.Node) (*CreateSchema, error) {
+	cs := stmt.GetCreateSchemaStmt()
+	if cs == nil {
+		return nil, fmt.Errorf("BUG: sql: TranslateCreateSchema on %T", stmt.GetNode())
+	}
+	if len(cs.SchemaElts) > 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "CREATE SCHEMA with schema elements is not supported")
+	}
+	name := cs.Schemaname
+	if name == "" && cs.Authrole != nil {
+		name = cs.Authrole.Rolename
+	}
+	return &CreateSchema{Name: name, IfNotExists: cs.IfNotExists}, nil
+}
+
+// TranslateDropSchema translates DROP SCHEMA.
+func TranslateDropSchema(stmt *pg_query.Node) (*DropSchema, error) {
+	ds := stmt.GetDropStmt()
+	if ds == nil || ds.RemoveType != pg_query.ObjectType_OBJECT_SCHEMA {
+		return nil, fmt.Errorf("BUG: sql: TranslateDropSchema on %T", stmt.GetNode())
+	}
+	out := &DropSchema{IfExists: ds.MissingOk, Cascade: ds.Behavior == pg_query.DropBehavior_DROP_CASCADE}
+	for _, o := range ds.Objects {
+		out.Names = append(out.Names, o.GetString_().GetSval())
+	}
+	return out, nil
+}
+
+// TranslateCreateDatabase translates CREATE DATABASE.
+func TranslateCreateDatabase(stmt *pg_query.Node) (*CreateDatabase, error) {
+	s := stmt.GetCreatedbStmt()
+	if s == nil {
+		return nil, fmt.Errorf("BUG: sql: TranslateCreateDatabase on %T", stmt.GetNode())
+	}
+	return &CreateDatabase{Name: s.Dbname}, nil
+}
+
+// TranslateDropDatabase translates DROP DATABASE.
+func TranslateDropDatabase(stmt *pg_query.Node) (*DropDatabase, error) {
+	s := stmt.GetDropdbStmt()
+	if s == nil {
+		return nil, fmt.Errorf("BUG: sql: TranslateDropDatabase on %T", stmt.GetNode())
+	}
+	return &DropDatabase{Name: s.Dbname, IfExists: s.MissingOk}, nil
+}

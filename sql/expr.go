@@ -1,0 +1,545 @@
+package sql
+
+import (
+	"math"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/bsdb/bsdb-pg/pgerr"
+)
+
+// expr translates an expression in place and infers its PostgreSQL type.
+// want is the type the context expects (used to type $n parameters).
+func (tr *translator) expr(n *pg_query.Node, sc *scope, want typ) (typ, error) {
+	if n == nil {
+		return unknownTyp, nil
+	}
+	switch v := n.GetNode().(type) {
+	case *pg_query.Node_ColumnRef:
+		return tr.columnRef(v.ColumnRef, sc), nil
+	case *pg_query.Node_ParamRef:
+		num := int(v.ParamRef.Number)
+		if num < 1 {
+			return unknownTyp, pgerr.New(pgerr.UndefinedParameter, "there is no parameter $%d", num).WithPosition(int(v.ParamRef.Location) + 1)
+		}
+		tr.noteParam(num, want)
+		tr.paramNodes = append(tr.paramNodes, n)
+		return tr.paramType(num), nil
+	case *pg_query.Node_AConst:
+		return tr.constant(n, v.AConst), nil
+	case *pg_query.Node_TypeCast:
+		return tr.typeCast(v.TypeCast, sc)
+	case *pg_query.Node_AExpr:
+		return tr.aExpr(n, v.AExpr, sc, want)
+	case *pg_query.Node_BoolExpr:
+		for _, a := range v.BoolExpr.Args {
+			if _, err := tr.expr(a, sc, typ{OIDBool, -1}); err != nil {
+				return unknownTyp, err
+			}
+		}
+		return typ{OIDBool, -1}, nil
+	case *pg_query.Node_NullTest:
+		_, err := tr.expr(v.NullTest.Arg, sc, unknownTyp)
+		return typ{OIDBool, -1}, err
+	case *pg_query.Node_BooleanTest:
+		_, err := tr.expr(v.BooleanTest.Arg, sc, typ{OIDBool, -1})
+		return typ{OIDBool, -1}, err
+	case *pg_query.Node_FuncCall:
+		return tr.funcCall(n, v.FuncCall, sc)
+	case *pg_query.Node_CaseExpr:
+		return tr.caseExpr(v.CaseExpr, sc, want)
+	case *pg_query.Node_CoalesceExpr:
+		return tr.sameTypeArgs(v.CoalesceExpr.Args, sc, want)
+	case *pg_query.Node_MinMaxExpr:
+		return tr.sameTypeArgs(v.MinMaxExpr.Args, sc, want)
+	case *pg_query.Node_SubLink:
+		return tr.subLink(v.SubLink, sc)
+	case *pg_query.Node_SqlvalueFunction:
+		return sqlValueFunctionType(v.SqlvalueFunction.Op), nil
+	case *pg_query.Node_List:
+		var t typ
+		for _, it := range v.List.Items {
+			var err error
+			if t, err = tr.expr(it, sc, want); err != nil {
+				return unknownTyp, err
+			}
+		}
+		return t, nil
+	}
+	return unknownTyp, tr.generic(n, sc)
+}
+
+// generic translates every expression below m without inferring a type.
+func (tr *translator) generic(n *pg_query.Node, sc *scope) error {
+	var err error
+	walkChildren(n, func(c *pg_query.Node) bool {
+		if err == nil {
+			_, err = tr.expr(c, sc, unknownTyp)
+		}
+		return false
+	})
+	return err
+}
+
+func (tr *translator) columnRef(cr *pg_query.ColumnRef, sc *scope) typ {
+	var names []string
+	for _, f := range cr.Fields {
+		s := f.GetString_()
+		if s == nil {
+			return unknownTyp
+		}
+		names = append(names, s.Sval)
+	}
+	if len(names) == 0 {
+		return unknownTyp
+	}
+	col := names[len(names)-1]
+	rel := ""
+	if len(names) >= 2 {
+		rel = names[len(names)-2]
+	}
+	for s := sc; s != nil; s = s.parent {
+		for _, r := range s.rels {
+			if rel != "" && r.alias != rel {
+				continue
+			}
+			for _, c := range r.cols {
+				if c.name == col {
+					return c.t
+				}
+			}
+		}
+	}
+	return unknownTyp
+}
+
+// constant types a literal like PostgreSQL does. Integer literals are
+// pinned with an explicit cast (see doc.go, "integer literals") so that
+// DuckDB's literal widening does not hide PostgreSQL's overflow errors.
+func (tr *translator) constant(n *pg_query.Node, c *pg_query.A_Const) typ {
+	if c.Isnull {
+		return typ{OIDUnknown, -1}
+	}
+	switch v := c.Val.(type) {
+	case *pg_query.A_Const_Ival:
+		// Ival holds int4 values only; larger integers arrive as Fval.
+		pinType(n, "integer")
+		return typ{OIDInt4, -1}
+	case *pg_query.A_Const_Fval:
+		s := v.Fval.Fval
+		if !strings.ContainsAny(s, ".eE") {
+			if _, ok := parseInt64(s); ok {
+				pinType(n, "bigint")
+				return typ{OIDInt8, -1}
+			}
+		}
+		return typ{OIDNumeric, -1}
+	case *pg_query.A_Const_Sval:
+		return typ{OIDUnknown, -1}
+	case *pg_query.A_Const_Boolval:
+		return typ{OIDBool, -1}
+	case *pg_query.A_Const_Bsval:
+		return typ{OIDText, -1}
+	}
+	return unknownTyp
+}
+
+func parseInt64(s string) (int64, bool) {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	if s == "" || strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0o") || strings.HasPrefix(s, "0b") {
+		return 0, false
+	}
+	var v uint64
+	for _, r := range strings.ReplaceAll(s, "_", "") {
+		if r < '0' || r > '9' {
+			return 0, false
+		}
+		if v > (math.MaxUint64-9)/10 {
+			return 0, false
+		}
+		v = v*10 + uint64(r-'0')
+	}
+	if neg {
+		if v > 1<<63 {
+			return 0, false
+		}
+		return -int64(v-1) - 1, true
+	}
+	if v > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(v), true
+}
+
+// pinType wraps the node's current content in CAST(... AS name).
+func pinType(n *pg_query.Node, name string) {
+	inner := &pg_query.Node{Node: n.Node}
+	n.Node = &pg_query.Node_TypeCast{TypeCast: &pg_query.TypeCast{
+		Arg:      inner,
+		TypeName: &pg_query.TypeName{Names: []*pg_query.Node{pg_query.MakeStrNode(name)}, Typemod: -1, Location: -1},
+		Location: -1,
+	}}
+}
+
+// castTo wraps the node in a cast to the DuckDB spelling of t.
+func castTo(n *pg_query.Node, t typ) error {
+	tn, err := duckTypeName(t.oid, t.mod)
+	if err != nil {
+		return err
+	}
+	inner := &pg_query.Node{Node: n.Node}
+	n.Node = &pg_query.Node_TypeCast{TypeCast: &pg_query.TypeCast{Arg: inner, TypeName: tn, Location: -1}}
+	return nil
+}
+
+func (tr *translator) typeCast(tc *pg_query.TypeCast, sc *scope) (typ, error) {
+	oid, mod, err := ResolveTypeName(tc.TypeName)
+	if err != nil {
+		// Types we do not know (regclass, oid aliases...) are left to
+		// DuckDB, which may know them.
+		if _, err := tr.expr(tc.Arg, sc, unknownTyp); err != nil {
+			return unknownTyp, err
+		}
+		return unknownTyp, nil
+	}
+	t := typ{oid, mod}
+	if p := tc.Arg.GetParamRef(); p != nil && p.Number >= 1 {
+		// $n::type: typed by the user, no extra cast needed.
+		tr.noteParam(int(p.Number), t)
+	} else if _, err := tr.expr(tc.Arg, sc, t); err != nil {
+		return unknownTyp, err
+	}
+	if tn, err := duckTypeName(oid, mod); err == nil {
+		tn.Location = tc.TypeName.Location
+		tc.TypeName = tn
+	}
+	return t, nil
+}
+
+// arithmetic operators whose result type follows numeric promotion.
+var arithOps = map[string]bool{"+": true, "-": true, "*": true, "/": true, "%": true, "^": true}
+
+func (tr *translator) aExpr(n *pg_query.Node, e *pg_query.A_Expr, sc *scope, want typ) (typ, error) {
+	op := ""
+	if len(e.Name) > 0 {
+		op = e.Name[len(e.Name)-1].GetString_().GetSval()
+	}
+	switch e.Kind {
+	case pg_query.A_Expr_Kind_AEXPR_IN:
+		lt, err := tr.expr(e.Lexpr, sc, unknownTyp)
+		if err != nil {
+			return unknownTyp, err
+		}
+		if _, err := tr.expr(e.Rexpr, sc, lt); err != nil {
+			return unknownTyp, err
+		}
+		return typ{OIDBool, -1}, nil
+	case pg_query.A_Expr_Kind_AEXPR_NULLIF:
+		lt, rt, err := tr.binaryOperands(e, sc, want)
+		if err != nil {
+			return unknownTyp, err
+		}
+		_ = rt
+		if lt.oid == OIDVarchar || lt.oid == OIDBpchar {
+			// The = operator resolves to text = text, so NULLIF is text.
+			return typ{OIDText, -1}, nil
+		}
+		return lt, nil
+	}
+	lt, rt, err := tr.binaryOperands(e, sc, want)
+	if err != nil {
+		return unknownTyp, err
+	}
+	if e.Kind != pg_query.A_Expr_Kind_AEXPR_OP {
+		return typ{OIDBool, -1}, nil // LIKE, ILIKE, SIMILAR, BETWEEN, DISTINCT, ANY/ALL
+	}
+	if e.Lexpr == nil { // prefix operator: -x, +x, ~x
+		return rt, nil
+	}
+	switch {
+	case arithOps[op]:
+		res := promote(lt, rt, op)
+		if op == "-" && lt.oid == OIDDate && rt.oid == OIDDate {
+			_ = castTo(n, res) // DuckDB: BIGINT; PostgreSQL: integer days
+			return res, nil
+		}
+		switch op {
+		case "/":
+			rewriteCall(n, "__bsdb_div", e.Lexpr, e.Rexpr)
+			if res.oid == OIDNumeric {
+				// DuckDB divides DECIMALs in DOUBLE; PostgreSQL keeps
+				// numeric. Cast back (scale: doc.go "numeric division").
+				_ = castTo(n, typ{OIDNumeric, TypeModNumeric(38, 16)})
+				res = typ{OIDNumeric, -1}
+			}
+		case "%":
+			rewriteCall(n, "__bsdb_mod", e.Lexpr, e.Rexpr)
+		}
+		return res, nil
+	case op == "||":
+		if lt.oid != 0 && ElemOID(lt.oid) != 0 {
+			return lt, nil
+		}
+		if rt.oid != 0 && ElemOID(rt.oid) != 0 {
+			return rt, nil
+		}
+		// PostgreSQL's anynonarray || text coerces the other side to
+		// text; DuckDB needs it spelled out for non-string operands.
+		for _, side := range []struct {
+			n *pg_query.Node
+			t typ
+		}{{e.Lexpr, lt}, {e.Rexpr, rt}} {
+			if side.t.known() && !isStringType(side.t.oid) {
+				_ = castTo(side.n, typ{OIDText, -1})
+			}
+		}
+		if !lt.known() || !rt.known() {
+			// 'a' || NULL: DuckDB types the result after the NULL.
+			_ = castTo(n, typ{OIDText, -1})
+		}
+		return typ{OIDText, -1}, nil
+	case op == "=" || op == "<>" || op == "!=" || op == "<" || op == ">" || op == "<=" || op == ">=" ||
+		op == "~" || op == "~*" || op == "!~" || op == "!~*" || op == "~~" || op == "!~~" || op == "~~*" || op == "!~~*":
+		return typ{OIDBool, -1}, nil
+	}
+	return unknownTyp, nil
+}
+
+// binaryOperands translates both operands, typing a parameter on one side
+// from the other side.
+func (tr *translator) binaryOperands(e *pg_query.A_Expr, sc *scope, want typ) (typ, typ, error) {
+	var lt, rt typ
+	var err error
+	if e.Lexpr != nil && e.Lexpr.GetParamRef() != nil {
+		if rt, err = tr.expr(e.Rexpr, sc, want); err != nil {
+			return lt, rt, err
+		}
+		lt, err = tr.expr(e.Lexpr, sc, firstKnown(rt, want))
+		return lt, rt, err
+	}
+	if lt, err = tr.expr(e.Lexpr, sc, want); err != nil {
+		return lt, rt, err
+	}
+	rt, err = tr.expr(e.Rexpr, sc, firstKnown(lt, want))
+	return lt, rt, err
+}
+
+func firstKnown(ts ...typ) typ {
+	for _, t := range ts {
+		if t.known() {
+			return t
+		}
+	}
+	return unknownTyp
+}
+
+func isStringType(oid uint32) bool {
+	switch oid {
+	case OIDText, OIDVarchar, OIDBpchar, OIDChar, OIDName, OIDUnknown:
+		return true
+	}
+	return false
+}
+
+// rewriteCall replaces n with fn(args...).
+func rewriteCall(n *pg_query.Node, fn string, args ...*pg_query.Node) {
+	n.Node = &pg_query.Node_FuncCall{FuncCall: &pg_query.FuncCall{
+		Funcname:   []*pg_query.Node{pg_query.MakeStrNode(fn)},
+		Args:       args,
+		Funcformat: pg_query.CoercionForm_COERCE_EXPLICIT_CALL,
+		Location:   -1,
+	}}
+}
+
+// numericRank orders the numeric types for promotion.
+var numericRank = map[uint32]int{OIDInt2: 1, OIDInt4: 2, OIDInt8: 3, OIDNumeric: 4, OIDFloat4: 5, OIDFloat8: 6}
+
+// promote is PostgreSQL's result type for arithmetic on two numeric types.
+func promote(l, r typ, op string) typ {
+	if !l.known() {
+		l, r = r, l
+	}
+	if !l.known() {
+		return unknownTyp
+	}
+	if !r.known() {
+		r = l
+	}
+	lr, lok := numericRank[l.oid]
+	rr, rok := numericRank[r.oid]
+	if !lok || !rok {
+		// date/timestamp/interval arithmetic and friends.
+		switch {
+		case l.oid == OIDDate && r.oid == OIDDate && op == "-":
+			return typ{OIDInt4, -1}
+		case l.oid == OIDDate && r.oid == OIDInterval, l.oid == OIDInterval && r.oid == OIDDate:
+			return typ{OIDTimestamp, -1}
+		case l.oid == OIDDate && rok:
+			return typ{OIDDate, -1}
+		case (l.oid == OIDTimestamp || l.oid == OIDTimestamptz) && r.oid == l.oid && op == "-":
+			return typ{OIDInterval, -1}
+		case l.oid == OIDTimestamp || l.oid == OIDTimestamptz:
+			return typ{l.oid, -1}
+		case l.oid == OIDInterval && (r.oid == OIDTimestamp || r.oid == OIDTimestamptz):
+			return typ{r.oid, -1}
+		case l.oid == OIDInterval:
+			return typ{OIDInterval, -1}
+		}
+		return unknownTyp
+	}
+	if op == "^" {
+		if lr == 4 || rr == 4 {
+			return typ{OIDNumeric, -1}
+		}
+		return typ{OIDFloat8, -1}
+	}
+	res := l
+	if rr > lr {
+		res = r
+	}
+	if res.oid == OIDInt2 {
+		// int2 op int2 is int2 in PostgreSQL, and int2 op int4 is int4.
+		return typ{OIDInt2, -1}
+	}
+	if res.oid == OIDFloat4 && (lr == 4 || rr == 4) {
+		return typ{OIDFloat8, -1}
+	}
+	return typ{res.oid, -1}
+}
+
+// unifyTypes picks the result type of two branches (UNION, VALUES, CASE).
+func unifyTypes(a, b typ) typ {
+	if !a.known() {
+		return b
+	}
+	if !b.known() || a == b {
+		return a
+	}
+	if a.oid == b.oid {
+		return typ{a.oid, -1}
+	}
+	ar, aok := numericRank[a.oid]
+	br, bok := numericRank[b.oid]
+	if aok && bok {
+		if br > ar {
+			return typ{b.oid, -1}
+		}
+		return typ{a.oid, -1}
+	}
+	if isStringType(a.oid) && isStringType(b.oid) {
+		return typ{OIDText, -1}
+	}
+	return a
+}
+
+func (tr *translator) caseExpr(c *pg_query.CaseExpr, sc *scope, want typ) (typ, error) {
+	at, err := tr.expr(c.Arg, sc, unknownTyp)
+	if err != nil {
+		return unknownTyp, err
+	}
+	res := unknownTyp
+	for _, w := range c.Args {
+		cw := w.GetCaseWhen()
+		if cw == nil {
+			continue
+		}
+		condWant := typ{OIDBool, -1}
+		if c.Arg != nil {
+			condWant = at
+		}
+		if _, err := tr.expr(cw.Expr, sc, condWant); err != nil {
+			return unknownTyp, err
+		}
+		t, err := tr.expr(cw.Result, sc, want)
+		if err != nil {
+			return unknownTyp, err
+		}
+		res = unifyTypes(res, t)
+	}
+	t, err := tr.expr(c.Defresult, sc, firstKnown(res, want))
+	if err != nil {
+		return unknownTyp, err
+	}
+	res = unifyTypes(res, t)
+	if res.oid == OIDUnknown {
+		res = typ{OIDText, -1}
+	}
+	return res, nil
+}
+
+func (tr *translator) sameTypeArgs(args []*pg_query.Node, sc *scope, want typ) (typ, error) {
+	res := unknownTyp
+	for _, a := range args {
+		if a.GetParamRef() != nil {
+			continue
+		}
+		t, err := tr.expr(a, sc, want)
+		if err != nil {
+			return unknownTyp, err
+		}
+		res = unifyTypes(res, t)
+	}
+	for _, a := range args {
+		if a.GetParamRef() != nil {
+			if _, err := tr.expr(a, sc, firstKnown(res, want)); err != nil {
+				return unknownTyp, err
+			}
+		}
+	}
+	if res.oid == OIDUnknown {
+		res = typ{OIDText, -1}
+	}
+	return res, nil
+}
+
+func (tr *translator) subLink(sl *pg_query.SubLink, sc *scope) (typ, error) {
+	var tt typ
+	var err error
+	if sl.Testexpr != nil {
+		if tt, err = tr.expr(sl.Testexpr, sc, unknownTyp); err != nil {
+			return unknownTyp, err
+		}
+	}
+	_ = tt
+	sel := sl.Subselect.GetSelectStmt()
+	if sel == nil {
+		return unknownTyp, pgerr.New(pgerr.FeatureNotSupported, "unsupported subquery")
+	}
+	cols, err := tr.selectStmt(sel, sc)
+	if err != nil {
+		return unknownTyp, err
+	}
+	switch sl.SubLinkType {
+	case pg_query.SubLinkType_EXPR_SUBLINK:
+		if len(cols) == 1 {
+			return cols[0].t, nil
+		}
+		return unknownTyp, nil
+	case pg_query.SubLinkType_ARRAY_SUBLINK:
+		if len(cols) == 1 {
+			if a := ArrayOID(cols[0].t.oid); a != 0 {
+				return typ{a, -1}, nil
+			}
+		}
+		return unknownTyp, nil
+	}
+	return typ{OIDBool, -1}, nil
+}
+
+func sqlValueFunctionType(op pg_query.SQLValueFunctionOp) typ {
+	switch op {
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
+		return typ{OIDDate, -1}
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIME, pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIME_N:
+		return typ{OIDTimetz, -1}
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N:
+		return typ{OIDTimestamptz, -1}
+	case pg_query.SQLValueFunctionOp_SVFOP_LOCALTIME, pg_query.SQLValueFunctionOp_SVFOP_LOCALTIME_N:
+		return typ{OIDTime, -1}
+	case pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
+		return typ{OIDTimestamp, -1}
+	}
+	return typ{OIDName, -1}
+}

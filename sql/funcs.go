@@ -1,0 +1,211 @@
+package sql
+
+import (
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+)
+
+// funcResult gives the PostgreSQL result type of well-known functions
+// whose type does not depend on their arguments.
+var funcResult = map[string]typ{
+	"count": {OIDInt8, -1}, "row_number": {OIDInt8, -1}, "rank": {OIDInt8, -1},
+	"dense_rank": {OIDInt8, -1}, "ntile": {OIDInt4, -1},
+	"percent_rank": {OIDFloat8, -1}, "cume_dist": {OIDFloat8, -1},
+	"length": {OIDInt4, -1}, "char_length": {OIDInt4, -1}, "octet_length": {OIDInt4, -1},
+	"position": {OIDInt4, -1}, "strpos": {OIDInt4, -1},
+	"upper": {OIDText, -1}, "lower": {OIDText, -1}, "substring": {OIDText, -1}, "substr": {OIDText, -1},
+	"btrim": {OIDText, -1}, "ltrim": {OIDText, -1}, "rtrim": {OIDText, -1},
+	"concat": {OIDText, -1}, "concat_ws": {OIDText, -1}, "replace": {OIDText, -1},
+	"string_agg": {OIDText, -1}, "left": {OIDText, -1}, "right": {OIDText, -1},
+	"lpad": {OIDText, -1}, "rpad": {OIDText, -1}, "repeat": {OIDText, -1}, "reverse": {OIDText, -1},
+	"md5": {OIDText, -1}, "initcap": {OIDText, -1}, "split_part": {OIDText, -1}, "to_char": {OIDText, -1},
+	"now": {OIDTimestamptz, -1}, "statement_timestamp": {OIDTimestamptz, -1},
+	"transaction_timestamp": {OIDTimestamptz, -1}, "clock_timestamp": {OIDTimestamptz, -1},
+	"random": {OIDFloat8, -1}, "pi": {OIDFloat8, -1}, "sqrt": {OIDFloat8, -1},
+	"extract": {OIDNumeric, -1}, "date_part": {OIDFloat8, -1},
+	"bool_and": {OIDBool, -1}, "bool_or": {OIDBool, -1}, "every": {OIDBool, -1},
+	"gen_random_uuid": {OIDUUID, -1}, "version": {OIDText, -1},
+	"current_database": {OIDName, -1}, "current_schema": {OIDName, -1},
+	"stddev": {OIDNumeric, -1}, "variance": {OIDNumeric, -1},
+}
+
+// argTypedFuncs return the type of their first argument.
+var argTypedFuncs = map[string]bool{
+	"min": true, "max": true, "abs": true, "first_value": true, "last_value": true,
+	"lag": true, "lead": true, "nth_value": true, "round": true, "trunc": true,
+	"ceil": true, "ceiling": true, "floor": true, "sign": true,
+}
+
+func funcName(fc *pg_query.FuncCall) (schema, name string) {
+	parts := make([]string, 0, len(fc.Funcname))
+	for _, n := range fc.Funcname {
+		parts = append(parts, n.GetString_().GetSval())
+	}
+	switch len(parts) {
+	case 0:
+		return "", ""
+	case 1:
+		return "", parts[0]
+	}
+	return parts[len(parts)-2], parts[len(parts)-1]
+}
+
+// funcCall translates a function call. Rewrites (doc.go lists why):
+//   - pg_catalog.f(...) -> f(...) unless it is special SQL syntax
+//     (EXTRACT, SUBSTRING ... FROM, POSITION ... IN, TRIM ...), which
+//     Deparse prints in its SQL form;
+//   - sum(int2|int4) -> CAST(sum(x) AS BIGINT): DuckDB returns HUGEINT;
+//   - avg(integer types|numeric) -> CAST(avg(x) AS DECIMAL(38,16)): DuckDB
+//     returns DOUBLE, PostgreSQL numeric.
+func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scope) (typ, error) {
+	schema, name := funcName(fc)
+	name = strings.ToLower(name)
+	if schema == "pg_catalog" && fc.Funcformat != pg_query.CoercionForm_COERCE_SQL_SYNTAX {
+		fc.Funcname = fc.Funcname[len(fc.Funcname)-1:]
+	}
+	var argTypes []typ
+	for _, a := range fc.Args {
+		t, err := tr.expr(a, sc, unknownTyp)
+		if err != nil {
+			return unknownTyp, err
+		}
+		argTypes = append(argTypes, t)
+	}
+	for _, o := range fc.AggOrder {
+		if err := tr.generic(o, sc); err != nil {
+			return unknownTyp, err
+		}
+	}
+	if fc.AggFilter != nil {
+		if _, err := tr.expr(fc.AggFilter, sc, typ{OIDBool, -1}); err != nil {
+			return unknownTyp, err
+		}
+	}
+	if fc.Over != nil {
+		walkChildren(fc.Over, func(c *pg_query.Node) bool {
+			_, _ = tr.expr(c, sc, unknownTyp)
+			return false
+		})
+	}
+	first := unknownTyp
+	if len(argTypes) > 0 {
+		first = argTypes[0]
+	}
+	if t, ok := funcResult[name]; ok {
+		switch name {
+		case "length", "char_length", "character_length", "octet_length", "position", "strpos":
+			// DuckDB returns BIGINT; PostgreSQL integer.
+			_ = castTo(n, t)
+		case "extract", "date_part":
+			rewriteDatePart(n, fc, name)
+		}
+		return t, nil
+	}
+	switch name {
+	case "sum":
+		switch first.oid {
+		case OIDInt2, OIDInt4:
+			_ = castTo(n, typ{OIDInt8, -1})
+			return typ{OIDInt8, -1}, nil
+		case OIDInt8, OIDNumeric:
+			return typ{OIDNumeric, -1}, nil
+		case OIDFloat4, OIDFloat8, OIDInterval:
+			return first, nil
+		}
+		return unknownTyp, nil
+	case "avg":
+		switch first.oid {
+		case OIDInt2, OIDInt4, OIDInt8, OIDNumeric:
+			_ = castTo(n, typ{OIDNumeric, TypeModNumeric(38, 16)})
+			return typ{OIDNumeric, -1}, nil
+		case OIDFloat4, OIDFloat8:
+			return typ{OIDFloat8, -1}, nil
+		case OIDInterval:
+			return first, nil
+		}
+		return unknownTyp, nil
+	case "array_agg":
+		if a := ArrayOID(first.oid); a != 0 {
+			return typ{a, -1}, nil
+		}
+		return unknownTyp, nil
+	case "date_trunc":
+		if len(argTypes) > 1 && argTypes[1].known() {
+			if argTypes[1].oid == OIDDate {
+				// PostgreSQL has no date_trunc(text, date): the date is
+				// converted to timestamptz. DuckDB would return TIMESTAMP.
+				_ = castTo(fc.Args[1], typ{OIDTimestamptz, -1})
+				return typ{OIDTimestamptz, -1}, nil
+			}
+			return argTypes[1], nil
+		}
+		return unknownTyp, nil
+	case "coalesce", "greatest", "least":
+		return first, nil
+	case "generate_series":
+		res := first
+		for _, a := range argTypes[1:] {
+			if res.oid == OIDTimestamp || res.oid == OIDTimestamptz {
+				break // (start, stop, interval step)
+			}
+			res = unifyTypes(res, a)
+		}
+		return res, nil
+	}
+	if name == "round" && len(fc.Args) == 1 && (first.oid == OIDFloat8 || first.oid == OIDFloat4) {
+		// PostgreSQL's round(float8) is rint(): half to even. DuckDB's
+		// round is half away from zero.
+		fc.Funcname = []*pg_query.Node{pg_query.MakeStrNode("round_even")}
+		fc.Args = append(fc.Args, pg_query.MakeAConstIntNode(0, -1))
+		_ = castTo(fc.Args[1], typ{OIDInt4, -1})
+		return typ{OIDFloat8, -1}, nil
+	}
+	if argTypedFuncs[name] {
+		if name == "round" && first.oid != OIDFloat8 && first.known() && len(argTypes) <= 2 {
+			return typ{OIDNumeric, -1}, nil
+		}
+		return first, nil
+	}
+	return unknownTyp, nil
+}
+
+// rewriteDatePart gives extract/date_part PostgreSQL's result type and
+// fractional seconds. DuckDB returns BIGINT for every field except epoch
+// (DOUBLE) and truncates "second" to whole seconds; PostgreSQL returns
+// numeric (extract: scale 6 for second/epoch, 3 for milliseconds, else 0)
+// or float8 (date_part).
+//
+//	extract(second FROM x) -> CAST(CAST(extract(microseconds FROM x) AS DOUBLE) / 1000000 AS DECIMAL(38,6))
+func rewriteDatePart(n *pg_query.Node, fc *pg_query.FuncCall, name string) {
+	if len(fc.Args) != 2 {
+		return
+	}
+	c := fc.Args[0].GetAConst()
+	if c == nil || c.GetSval() == nil {
+		return
+	}
+	field := strings.ToLower(c.GetSval().Sval)
+	scale := 0
+	switch field {
+	case "second", "seconds", "epoch":
+		scale = 6
+	case "millisecond", "milliseconds":
+		scale = 3
+	}
+	if field == "second" || field == "seconds" {
+		c.GetSval().Sval = "microseconds"
+		_ = castTo(n, typ{OIDFloat8, -1})
+		inner := &pg_query.Node{Node: n.Node}
+		n.Node = &pg_query.Node_AExpr{AExpr: &pg_query.A_Expr{
+			Kind:  pg_query.A_Expr_Kind_AEXPR_OP,
+			Name:  []*pg_query.Node{pg_query.MakeStrNode("/")},
+			Lexpr: inner, Rexpr: pg_query.MakeAConstIntNode(1000000, -1), Location: -1,
+		}}
+	}
+	if name == "date_part" {
+		_ = castTo(n, typ{OIDFloat8, -1})
+		return
+	}
+	_ = castTo(n, typ{OIDNumeric, TypeModNumeric(38, scale)})
+}

@@ -1,0 +1,312 @@
+package sql
+
+import (
+	"fmt"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/bsdb/bsdb-pg/pgerr"
+)
+
+// Insert is a translated INSERT.
+type Insert struct {
+	Table *TableInfo
+	// Columns are the target column positions (table order) for each
+	// column of the user's source, in the user's order.
+	Columns []int
+	// Source is a DuckDB SELECT producing one row per inserted row with ALL
+	// table columns in table order, each cast to the column's DuckDB type,
+	// defaults filled in (column DEFAULT or NULL), varchar(n) length and NOT
+	// NULL checked (errors 22001 / 23502 via MapError).
+	Source *Query
+	// Returning is nil or a DuckDB SELECT over a relation named
+	// __bsdb_returning that has the table's columns.
+	Returning *Query
+	// OnConflict is set when ON CONFLICT is present (the planner rejects it).
+	OnConflict bool
+}
+
+// ReturningRelation is the relation name Insert.Returning reads.
+const ReturningRelation = "__bsdb_returning"
+
+// TranslateInsert translates INSERT INTO t [(cols)] VALUES ... | SELECT ...
+// | DEFAULT VALUES [RETURNING ...]. stmt is not modified.
+func TranslateInsert(stmt *pg_query.Node, cat Catalog, declaredParams []uint32) (*Insert, error) {
+	if stmt.GetInsertStmt() == nil {
+		return nil, fmt.Errorf("BUG: sql: TranslateInsert on %T", stmt.GetNode())
+	}
+	ins := proto.Clone(stmt).(*pg_query.Node).GetInsertStmt()
+	rv := ins.Relation
+	if cat == nil {
+		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", qualName(rv.Schemaname, rv.Relname))
+	}
+	ti, err := cat.LookupTable(rv.Schemaname, rv.Relname)
+	if err != nil {
+		if e, ok := pgerr.As(err); ok && e.Position == 0 {
+			return nil, e.WithPosition(int(rv.Location) + 1)
+		}
+		return nil, err
+	}
+	out := &Insert{Table: ti, OnConflict: ins.OnConflictClause != nil}
+	if ins.Override != pg_query.OverridingKind_OVERRIDING_NOT_SET && ins.Override != pg_query.OverridingKind_OVERRIDING_KIND_UNDEFINED {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "OVERRIDING ... VALUE is not supported")
+	}
+	// Target columns.
+	seen := map[int]bool{}
+	for _, c := range ins.Cols {
+		rt := c.GetResTarget()
+		if len(rt.Indirection) > 0 {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "INSERT into subfields or array elements is not supported").WithPosition(int(rt.Location) + 1)
+		}
+		i := ti.ColumnIndex(rt.Name)
+		if i < 0 {
+			return nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", rt.Name, ti.Name).WithPosition(int(rt.Location) + 1)
+		}
+		if seen[i] {
+			return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", rt.Name).WithPosition(int(rt.Location) + 1)
+		}
+		seen[i] = true
+		out.Columns = append(out.Columns, i)
+	}
+	tr := newTranslator(cat, declaredParams)
+	var srcSQL string
+	width := 0
+	if ins.SelectStmt != nil {
+		sel := ins.SelectStmt.GetSelectStmt()
+		if ins.WithClause != nil {
+			sel.WithClause = ins.WithClause
+		}
+		width, err = tr.insertSource(sel, ti, out)
+		if err != nil {
+			return nil, err
+		}
+		srcSQL, err = tr.deparseFinal(ins.SelectStmt)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if ins.SelectStmt != nil && len(ins.Cols) == 0 {
+		if width > len(ti.Columns) {
+			return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns")
+		}
+		for i := 0; i < width; i++ {
+			out.Columns = append(out.Columns, i)
+		}
+	} else if ins.SelectStmt != nil && width != len(out.Columns) {
+		if width > len(out.Columns) {
+			return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns")
+		}
+		return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more target columns than expressions")
+	}
+	src, err := buildInsertSource(ti, out.Columns, srcSQL)
+	if err != nil {
+		return nil, err
+	}
+	out.Source = &Query{SQL: src, ParamOIDs: tr.paramOIDs()}
+	for _, c := range ti.Columns {
+		out.Source.Columns = append(out.Source.Columns, ResultColumn{Name: c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod})
+	}
+	if len(ins.ReturningList) > 0 {
+		alias := ti.Name
+		if rv.Alias != nil {
+			alias = rv.Alias.Aliasname
+		}
+		out.Returning, err = translateReturning(ins.ReturningList, ti, alias, cat, declaredParams)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// insertSource translates the source query, typing VALUES items and
+// parameters from the target columns and replacing DEFAULT items.
+func (tr *translator) insertSource(sel *pg_query.SelectStmt, ti *TableInfo, out *Insert) (int, error) {
+	target := func(pos int) (ColumnInfo, bool) {
+		if len(out.Columns) > 0 {
+			if pos < len(out.Columns) {
+				return ti.Columns[out.Columns[pos]], true
+			}
+			return ColumnInfo{}, false
+		}
+		if pos < len(ti.Columns) {
+			return ti.Columns[pos], true
+		}
+		return ColumnInfo{}, false
+	}
+	if len(sel.ValuesLists) == 0 {
+		cols, err := tr.selectStmt(sel, nil)
+		if err != nil {
+			return 0, err
+		}
+		if cols == nil {
+			return countTargets(sel), nil
+		}
+		return len(cols), nil
+	}
+	sc := &scope{}
+	if sel.WithClause != nil {
+		if err := tr.withClause(sel.WithClause, sc); err != nil {
+			return 0, err
+		}
+	}
+	width := -1
+	for _, row := range sel.ValuesLists {
+		items := row.GetList().GetItems()
+		if width >= 0 && len(items) != width {
+			return 0, pgerr.New(pgerr.SyntaxError, "VALUES lists must all be the same length")
+		}
+		width = len(items)
+		for i, it := range items {
+			col, ok := target(i)
+			if !ok {
+				return 0, pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns")
+			}
+			if it.GetSetToDefault() != nil {
+				d, err := defaultExpr(col)
+				if err != nil {
+					return 0, err
+				}
+				it.Node = d.Node
+			}
+			if _, err := tr.expr(it, sc, typ{col.TypeOID, col.TypeMod}); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return width, nil
+}
+
+func countTargets(sel *pg_query.SelectStmt) int {
+	for sel.Larg != nil {
+		sel = sel.Larg
+	}
+	return len(sel.TargetList)
+}
+
+// defaultExpr parses a column default (or NULL) into an expression node.
+func defaultExpr(col ColumnInfo) (*pg_query.Node, error) {
+	text := col.Default
+	if text == "" {
+		text = "NULL"
+	}
+	res, err := pg_query.Parse("SELECT " + text)
+	if err != nil || len(res.Stmts) != 1 {
+		return nil, pgerr.New(pgerr.InternalError, "invalid default expression for column \"%s\": %s", col.Name, text)
+	}
+	tl := res.Stmts[0].Stmt.GetSelectStmt().GetTargetList()
+	if len(tl) != 1 {
+		return nil, pgerr.New(pgerr.InternalError, "invalid default expression for column \"%s\": %s", col.Name, text)
+	}
+	return tl[0].GetResTarget().Val, nil
+}
+
+// deparseFinal casts parameters and deparses with table substitution.
+func (tr *translator) deparseFinal(n *pg_query.Node) (string, error) {
+	tr.castParams()
+	return tr.deparse(n)
+}
+
+// buildInsertSource wraps the user's source so that it yields every table
+// column in table order, cast and checked.
+func buildInsertSource(ti *TableInfo, targets []int, srcSQL string) (string, error) {
+	pos := map[int]int{} // table column -> source column
+	for si, tc := range targets {
+		pos[tc] = si
+	}
+	var b strings.Builder
+	b.WriteString("SELECT ")
+	for i, c := range ti.Columns {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		var val string
+		if si, ok := pos[i]; ok {
+			val = fmt.Sprintf("__bsdb_src.c%d", si+1)
+		} else {
+			d, err := defaultSQL(c)
+			if err != nil {
+				return "", err
+			}
+			val = d
+		}
+		dt, err := DuckDBType(c.TypeOID, c.TypeMod)
+		if err != nil {
+			return "", err
+		}
+		expr := fmt.Sprintf("CAST(%s AS %s)", val, dt)
+		if (c.TypeOID == OIDVarchar || c.TypeOID == OIDBpchar) && c.TypeMod > 4 {
+			n := c.TypeMod - 4
+			tname := "character varying"
+			if c.TypeOID == OIDBpchar {
+				tname = "character"
+			}
+			expr = fmt.Sprintf("__bsdb_check_len(%s, %d, %s)", expr, n, quoteLiteral(fmt.Sprintf("value too long for type %s(%d)", tname, n)))
+		}
+		if c.NotNull {
+			expr = fmt.Sprintf("__bsdb_check_not_null(%s, %s)", expr, quoteLiteral(fmt.Sprintf("null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, ti.Name)))
+		}
+		b.WriteString(expr)
+		b.WriteString(" AS ")
+		b.WriteString(quoteIdent(c.Name))
+	}
+	if srcSQL != "" {
+		b.WriteString(" FROM (")
+		b.WriteString(srcSQL)
+		b.WriteString(") AS __bsdb_src(")
+		for i := range targets {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "c%d", i+1)
+		}
+		b.WriteString(")")
+	}
+	return b.String(), nil
+}
+
+// defaultSQL returns the DuckDB text of a column default (NULL if none).
+func defaultSQL(c ColumnInfo) (string, error) {
+	if c.Default == "" {
+		return "NULL", nil
+	}
+	res, err := pg_query.Parse("SELECT " + c.Default)
+	if err != nil || len(res.Stmts) != 1 {
+		return "", pgerr.New(pgerr.InternalError, "invalid default expression for column \"%s\": %s", c.Name, c.Default)
+	}
+	q, err := TranslateQuery(res.Stmts[0].Stmt, nil, nil)
+	if err != nil {
+		return "", err
+	}
+	return "(" + q.SQL + ")", nil
+}
+
+// translateReturning builds SELECT <list> FROM __bsdb_returning AS alias.
+func translateReturning(list []*pg_query.Node, ti *TableInfo, alias string, cat Catalog, declared []uint32) (*Query, error) {
+	sel := &pg_query.SelectStmt{
+		TargetList: list,
+		FromClause: []*pg_query.Node{{Node: &pg_query.Node_RangeVar{RangeVar: &pg_query.RangeVar{
+			Relname: ReturningRelation, Inh: true, Relpersistence: "p", Alias: &pg_query.Alias{Aliasname: alias}, Location: -1,
+		}}}},
+		Op: pg_query.SetOperation_SETOP_NONE,
+	}
+	tr := newTranslator(cat, declared)
+	sc := &scope{}
+	rel := &relInfo{alias: alias}
+	for _, c := range ti.Columns {
+		rel.cols = append(rel.cols, colInfo{name: c.Name, t: typ{c.TypeOID, c.TypeMod}})
+	}
+	sc.rels = append(sc.rels, rel)
+	cols, err := tr.targetList(sel.TargetList, sc)
+	if err != nil {
+		return nil, err
+	}
+	n := &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sel}}
+	return tr.finish(n, cols)
+}
+
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

@@ -1,0 +1,21 @@
+package sql
+
+// Setup returns the statements the planner runs on every new DuckDB
+// connection, in order. Each one is explained in doc.go ("Session setup").
+// Macros are TEMP so that they live in the connection's own catalog:
+// creating them never conflicts with another connection's transaction.
+func Setup() []string {
+	return []string{
+		// PostgreSQL: int / int is integer division truncating toward zero.
+		"SET integer_division = true",
+		// PostgreSQL: NULLs sort as larger than any value.
+		"SET default_null_order = 'nulls_last_on_asc_first_on_desc'",
+		// DuckDB returns NULL for x/0 and x%0; PostgreSQL raises 22012.
+		// MapError turns the error() text into SQLSTATE 22012.
+		"CREATE OR REPLACE TEMP MACRO __bsdb_div(a, b) AS CASE WHEN b = 0 THEN error('division by zero') ELSE a / b END",
+		"CREATE OR REPLACE TEMP MACRO __bsdb_mod(a, b) AS CASE WHEN b = 0 THEN error('division by zero') ELSE a % b END",
+		// INSERT checks (TranslateInsert): varchar(n)/char(n) length and NOT NULL.
+		"CREATE OR REPLACE TEMP MACRO __bsdb_check_len(v, n, msg) AS CASE WHEN length(v) > n THEN error(msg) ELSE v END",
+		"CREATE OR REPLACE TEMP MACRO __bsdb_check_not_null(v, msg) AS CASE WHEN v IS NULL THEN error(msg) ELSE v END",
+	}
+}

@@ -1,0 +1,231 @@
+package catalog
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bsdb/bsdb-pg/storage/objstore"
+)
+
+// Sentinel errors (test with errors.Is).
+var (
+	ErrNotFound = errors.New("catalog: not found")
+	ErrExists   = errors.New("catalog: already exists")
+	// ErrNotEmpty: DropDatabase / DropSchema without cascade on a non-empty
+	// container.
+	ErrNotEmpty = errors.New("catalog: not empty")
+	// ErrInvalidName: an empty name.
+	ErrInvalidName = errors.New("catalog: invalid name")
+	// ErrPrefixInUse: CreateTable found a manifest left at the table's prefix
+	// (a dropped table whose files were not deleted yet).
+	ErrPrefixInUse = errors.New("catalog: table prefix still holds a manifest")
+)
+
+// FirstOID is the first OID handed out, as for PostgreSQL user objects.
+const FirstOID = 16384
+
+// DefaultSchema is created with every database.
+const DefaultSchema = "public"
+
+// TableID names a table.
+type TableID struct{ Database, Schema, Name string }
+
+func (id TableID) String() string { return id.Database + "." + id.Schema + "." + id.Name }
+
+// Entry is a table's catalog record. Part of the on-disk format.
+type Entry struct {
+	ID   TableID `json:"id"`
+	UUID string  `json:"uuid"`
+	// OID is stable, assigned at creation, unique in the warehouse.
+	OID uint32 `json:"oid"`
+	// Prefix is the table key prefix: {db}/{schema}/{name}, each segment
+	// escaped (see EscapeName).
+	Prefix    string `json:"prefix"`
+	CreatedMS int64  `json:"created_ms"`
+}
+
+// container is the record of a database or a schema.
+type container struct {
+	Name      string `json:"name"`
+	Database  string `json:"database,omitempty"` // schemas only
+	CreatedMS int64  `json:"created_ms"`
+	// UUID makes every record unique, so that reading back "our own bytes"
+	// after an ambiguous create can never mistake someone else's record.
+	UUID string `json:"uuid"`
+}
+
+// Catalog is the warehouse catalog on an object store. It holds no state:
+// every call reads the store, so several processes may share a warehouse.
+type Catalog struct {
+	store objstore.Store
+	now   func() time.Time
+}
+
+// New returns a catalog stored under _catalog/ in store.
+func New(store objstore.Store) *Catalog { return &Catalog{store: store, now: time.Now} }
+
+const root = "_catalog/"
+
+func dbKey(db string) string             { return root + "databases/" + EscapeName(db) + ".json" }
+func schemaDir(db string) string         { return root + "schemas/" + EscapeName(db) + "/" }
+func schemaKey(db, s string) string      { return schemaDir(db) + EscapeName(s) + ".json" }
+func tableDir(db string) string          { return root + "tables/" + EscapeName(db) + "/" }
+func tableSchemaDir(db, s string) string { return tableDir(db) + EscapeName(s) + "/" }
+func tableKey(id TableID) string {
+	return tableSchemaDir(id.Database, id.Schema) + EscapeName(id.Name) + ".json"
+}
+func oidKey() string { return root + "oid-counter" }
+
+// TablePrefix is the key prefix of a table's files.
+func TablePrefix(id TableID) string {
+	return EscapeName(id.Database) + "/" + EscapeName(id.Schema) + "/" + EscapeName(id.Name)
+}
+
+// EscapeName makes a name safe as one key segment: ASCII letters, digits,
+// '_' and '-' stay; every other byte becomes %XX (uppercase hex). The
+// mapping is injective, so distinct names never share a key, and "." and
+// ".." cannot occur.
+func EscapeName(name string) string {
+	var b strings.Builder
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '-':
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+// UnescapeName inverts EscapeName.
+func UnescapeName(s string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+2 >= len(s) {
+			return "", fmt.Errorf("%w: bad escape in %q", ErrInvalidName, s)
+		}
+		n, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
+		if err != nil {
+			return "", fmt.Errorf("%w: bad escape in %q", ErrInvalidName, s)
+		}
+		b.WriteByte(byte(n))
+		i += 2
+	}
+	return b.String(), nil
+}
+
+func checkNames(names ...string) error {
+	for _, n := range names {
+		if n == "" {
+			return fmt.Errorf("%w: empty name", ErrInvalidName)
+		}
+	}
+	return nil
+}
+
+// create writes v at key with create-if-not-exists: ErrExists if present.
+// An ambiguous failure is resolved by reading back our own bytes; every
+// record carries a fresh UUID, so equal bytes mean our write landed.
+func (c *Catalog) create(ctx context.Context, key, what string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("catalog: encode %s: %w", what, err)
+	}
+	_, err = c.store.PutIfAbsent(ctx, key, data)
+	if err == nil {
+		return nil
+	}
+	if got, _, gerr := c.store.Get(ctx, key); gerr == nil && string(got) == string(data) {
+		return nil // our own write landed
+	}
+	if errors.Is(err, objstore.ErrExists) {
+		return fmt.Errorf("%w: %s: %w", ErrExists, what, err)
+	}
+	return fmt.Errorf("catalog: create %s: %w", what, err)
+}
+
+func (c *Catalog) exists(ctx context.Context, key string) (bool, error) {
+	_, _, err := c.store.Get(ctx, key)
+	if errors.Is(err, objstore.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("catalog: read %s: %w", key, err)
+	}
+	return true, nil
+}
+
+// names lists the escaped .json names directly under dir, unescaped.
+func (c *Catalog) names(ctx context.Context, dir string) ([]string, error) {
+	infos, err := c.store.List(ctx, dir)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: list %s: %w", dir, err)
+	}
+	var out []string
+	for _, i := range infos {
+		rest := strings.TrimPrefix(i.Key, dir)
+		if strings.Contains(rest, "/") {
+			continue
+		}
+		esc, ok := strings.CutSuffix(rest, ".json")
+		if !ok {
+			continue
+		}
+		n, err := UnescapeName(esc)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// allocOID takes the next OID from the counter object with a
+// compare-and-swap (PutIfAbsent when the counter does not exist yet).
+func (c *Catalog) allocOID(ctx context.Context) (uint32, error) {
+	for attempt := 0; attempt < 256; attempt++ {
+		data, v, err := c.store.Get(ctx, oidKey())
+		if errors.Is(err, objstore.ErrNotFound) {
+			_, err = c.store.PutIfAbsent(ctx, oidKey(), []byte(strconv.Itoa(FirstOID+1)))
+			if err == nil {
+				return FirstOID, nil
+			}
+			if errors.Is(err, objstore.ErrExists) {
+				continue
+			}
+			return 0, fmt.Errorf("catalog: oid counter: %w", err)
+		}
+		if err != nil {
+			return 0, fmt.Errorf("catalog: oid counter: %w", err)
+		}
+		next, err := strconv.ParseUint(strings.TrimSpace(string(data)), 10, 32)
+		if err != nil || next < FirstOID {
+			return 0, fmt.Errorf("catalog: oid counter holds %q", data)
+		}
+		if next == 1<<32-1 {
+			return 0, errors.New("catalog: OIDs exhausted")
+		}
+		_, err = c.store.PutIfMatch(ctx, oidKey(), []byte(strconv.FormatUint(next+1, 10)), v)
+		if err == nil {
+			return uint32(next), nil
+		}
+		if !errors.Is(err, objstore.ErrPrecondition) {
+			// Ambiguous: the OID may be burnt; taking the next one is safe.
+			return 0, fmt.Errorf("catalog: oid counter: %w", err)
+		}
+	}
+	return 0, errors.New("catalog: oid counter: too much contention")
+}

@@ -1,0 +1,38 @@
+// Package catalog records the databases, schemas and tables of a warehouse,
+// as small JSON objects under _catalog/ in the warehouse's object store. It
+// holds no state: several processes may share one warehouse.
+//
+// # Layout
+//
+//	_catalog/databases/{db}.json             {"name","created_ms","uuid"}
+//	_catalog/schemas/{db}/{schema}.json      {"name","database","created_ms","uuid"}
+//	_catalog/tables/{db}/{schema}/{name}.json  Entry: {"id":{"Database","Schema","Name"},
+//	                                         "uuid","oid","prefix","created_ms"}
+//	_catalog/oid-counter                     decimal: the next OID to hand out
+//
+// Names are escaped into one key segment by EscapeName (ASCII letters,
+// digits, '_' and '-' kept, every other byte %XX): injective, and no name
+// can produce "/", "." or "..". A table's files live under its Prefix,
+// {db}/{schema}/{name} with the same escaping.
+//
+// # Invariants
+//
+//   - Every record is created with create-if-not-exists: of two processes
+//     creating the same database, schema or table, exactly one wins; the
+//     other gets ErrExists. Each record carries a fresh UUID, so an
+//     ambiguous create is resolved by reading back our own bytes.
+//   - OIDs are allocated from _catalog/oid-counter by compare-and-swap
+//     (PutIfMatch; PutIfAbsent for the first), starting at 16384 like
+//     PostgreSQL user objects: unique in the warehouse, never reused. A
+//     lost CreateTable burns its OID.
+//   - CreateDatabase also creates the "public" schema.
+//   - DropTable removes only the entry; the caller deletes the files.
+//     CreateTable refuses (ErrPrefixInUse) while a _manifest object remains
+//     at the prefix, so a re-created table never resurrects old rows.
+//   - DropDatabase refuses while the database has tables (ErrNotEmpty);
+//     DropSchema refuses unless cascade, which removes the table entries.
+//
+// Known debt: creating a table races with dropping its schema (the check
+// and the create are two operations), which can leave an entry under a
+// dropped schema; ListTables still shows it and DropTable removes it.
+package catalog

@@ -1,0 +1,214 @@
+package catalog
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/google/uuid"
+
+	"github.com/bsdb/bsdb-pg/storage/objstore"
+)
+
+// CreateDatabase creates a database with its "public" schema.
+func (c *Catalog) CreateDatabase(ctx context.Context, name string) error {
+	if err := checkNames(name); err != nil {
+		return err
+	}
+	ms := c.now().UnixMilli()
+	if err := c.create(ctx, dbKey(name), "database "+name, container{Name: name, CreatedMS: ms, UUID: uuid.NewString()}); err != nil {
+		return err
+	}
+	err := c.create(ctx, schemaKey(name, DefaultSchema), "schema "+DefaultSchema, container{Name: DefaultSchema, Database: name, CreatedMS: ms, UUID: uuid.NewString()})
+	if err != nil && !errors.Is(err, ErrExists) {
+		return err
+	}
+	return nil
+}
+
+// DropDatabase removes a database and its schemas. It fails with
+// ErrNotEmpty while the database has tables: the caller drops them (and
+// deletes their files) first.
+func (c *Catalog) DropDatabase(ctx context.Context, name string) error {
+	if ok, err := c.exists(ctx, dbKey(name)); err != nil {
+		return err
+	} else if !ok {
+		return fmt.Errorf("%w: database %s", ErrNotFound, name)
+	}
+	infos, err := c.store.List(ctx, tableDir(name))
+	if err != nil {
+		return fmt.Errorf("catalog: list tables of %s: %w", name, err)
+	}
+	if len(infos) > 0 {
+		return fmt.Errorf("%w: database %s has %d tables", ErrNotEmpty, name, len(infos))
+	}
+	schemas, err := c.store.List(ctx, schemaDir(name))
+	if err != nil {
+		return fmt.Errorf("catalog: list schemas of %s: %w", name, err)
+	}
+	// The database record goes first: once it is gone the database is gone,
+	// and leftover schema records are invisible and overwritten by a re-create.
+	if err := c.store.Delete(ctx, dbKey(name)); err != nil {
+		return fmt.Errorf("catalog: drop database %s: %w", name, err)
+	}
+	for _, s := range schemas {
+		if err := c.store.Delete(ctx, s.Key); err != nil {
+			return fmt.Errorf("catalog: drop database %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// ListDatabases returns database names, sorted.
+func (c *Catalog) ListDatabases(ctx context.Context) ([]string, error) {
+	return c.names(ctx, root+"databases/")
+}
+
+// CreateSchema creates a schema in an existing database.
+func (c *Catalog) CreateSchema(ctx context.Context, db, name string) error {
+	if err := checkNames(db, name); err != nil {
+		return err
+	}
+	if ok, err := c.exists(ctx, dbKey(db)); err != nil {
+		return err
+	} else if !ok {
+		return fmt.Errorf("%w: database %s", ErrNotFound, db)
+	}
+	return c.create(ctx, schemaKey(db, name), "schema "+db+"."+name, container{Name: name, Database: db, CreatedMS: c.now().UnixMilli(), UUID: uuid.NewString()})
+}
+
+// DropSchema removes a schema. Without cascade it fails with ErrNotEmpty
+// while the schema has tables; with cascade it removes their entries too
+// (the caller deletes their files: list them with ListTables first).
+func (c *Catalog) DropSchema(ctx context.Context, db, name string, cascade bool) error {
+	if ok, err := c.exists(ctx, schemaKey(db, name)); err != nil {
+		return err
+	} else if !ok {
+		return fmt.Errorf("%w: schema %s.%s", ErrNotFound, db, name)
+	}
+	tables, err := c.store.List(ctx, tableSchemaDir(db, name))
+	if err != nil {
+		return fmt.Errorf("catalog: list tables of %s.%s: %w", db, name, err)
+	}
+	if len(tables) > 0 && !cascade {
+		return fmt.Errorf("%w: schema %s.%s has %d tables", ErrNotEmpty, db, name, len(tables))
+	}
+	if err := c.store.Delete(ctx, schemaKey(db, name)); err != nil {
+		return fmt.Errorf("catalog: drop schema %s.%s: %w", db, name, err)
+	}
+	for _, t := range tables {
+		if err := c.store.Delete(ctx, t.Key); err != nil {
+			return fmt.Errorf("catalog: drop schema %s.%s: %w", db, name, err)
+		}
+	}
+	return nil
+}
+
+// ListSchemas returns the schema names of db, sorted.
+func (c *Catalog) ListSchemas(ctx context.Context, db string) ([]string, error) {
+	if ok, err := c.exists(ctx, dbKey(db)); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, fmt.Errorf("%w: database %s", ErrNotFound, db)
+	}
+	return c.names(ctx, schemaDir(db))
+}
+
+// CreateTable registers a table: ErrExists if present, ErrNotFound if its
+// schema does not exist, ErrPrefixInUse if a manifest still lies at its
+// prefix. The entry is created with create-if-not-exists: of two processes
+// creating the same table exactly one wins. The OID is allocated first, so a
+// lost race burns one (as in PostgreSQL).
+func (c *Catalog) CreateTable(ctx context.Context, id TableID) (*Entry, error) {
+	if err := checkNames(id.Database, id.Schema, id.Name); err != nil {
+		return nil, err
+	}
+	if ok, err := c.exists(ctx, schemaKey(id.Database, id.Schema)); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, fmt.Errorf("%w: schema %s.%s", ErrNotFound, id.Database, id.Schema)
+	}
+	if ok, err := c.exists(ctx, tableKey(id)); err != nil {
+		return nil, err
+	} else if ok {
+		return nil, fmt.Errorf("%w: table %s", ErrExists, id)
+	}
+	prefix := TablePrefix(id)
+	left, err := c.store.List(ctx, prefix+"/_manifest/")
+	if err != nil {
+		return nil, fmt.Errorf("catalog: check prefix %s: %w", prefix, err)
+	}
+	if len(left) > 0 {
+		return nil, fmt.Errorf("%w: %s (%d objects)", ErrPrefixInUse, prefix, len(left))
+	}
+	oid, err := c.allocOID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e := &Entry{ID: id, UUID: uuid.NewString(), OID: oid, Prefix: prefix, CreatedMS: c.now().UnixMilli()}
+	if err := c.create(ctx, tableKey(id), "table "+id.String(), e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// DropTable removes the table's entry. The caller deletes the table's files.
+func (c *Catalog) DropTable(ctx context.Context, id TableID) error {
+	if ok, err := c.exists(ctx, tableKey(id)); err != nil {
+		return err
+	} else if !ok {
+		return fmt.Errorf("%w: table %s", ErrNotFound, id)
+	}
+	if err := c.store.Delete(ctx, tableKey(id)); err != nil {
+		return fmt.Errorf("catalog: drop table %s: %w", id, err)
+	}
+	return nil
+}
+
+// Table returns the entry of a table, or ErrNotFound.
+func (c *Catalog) Table(ctx context.Context, id TableID) (*Entry, error) {
+	data, _, err := c.store.Get(ctx, tableKey(id))
+	if errors.Is(err, objstore.ErrNotFound) {
+		return nil, fmt.Errorf("%w: table %s", ErrNotFound, id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("catalog: table %s: %w", id, err)
+	}
+	var e Entry
+	if err := json.Unmarshal(data, &e); err != nil {
+		return nil, fmt.Errorf("catalog: table %s: corrupt entry: %w", id, err)
+	}
+	return &e, nil
+}
+
+// ListTables returns every table of db, sorted by schema then name.
+func (c *Catalog) ListTables(ctx context.Context, db string) ([]Entry, error) {
+	infos, err := c.store.List(ctx, tableDir(db))
+	if err != nil {
+		return nil, fmt.Errorf("catalog: list tables of %s: %w", db, err)
+	}
+	out := make([]Entry, 0, len(infos))
+	for _, i := range infos {
+		data, _, err := c.store.Get(ctx, i.Key)
+		if errors.Is(err, objstore.ErrNotFound) {
+			continue // dropped meanwhile
+		}
+		if err != nil {
+			return nil, fmt.Errorf("catalog: read %s: %w", i.Key, err)
+		}
+		var e Entry
+		if err := json.Unmarshal(data, &e); err != nil {
+			return nil, fmt.Errorf("catalog: %s: corrupt entry: %w", i.Key, err)
+		}
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].ID.Schema != out[j].ID.Schema {
+			return out[i].ID.Schema < out[j].ID.Schema
+		}
+		return out[i].ID.Name < out[j].ID.Name
+	})
+	return out, nil
+}

@@ -1,0 +1,281 @@
+package iceberg
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	ice "github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+	"github.com/google/uuid"
+
+	"github.com/bsdb/bsdb-pg/storage/manifest"
+)
+
+// build writes the Avro manifest and manifest list of a new snapshot
+// publishing m on top of head h, and returns the encoded metadata v{h.k+1}.
+// The Avro files get fresh unique names, so a build for a lost race leaves
+// only orphans (never overwrites anything a published snapshot references).
+func (p *Publisher) build(ctx context.Context, h head, m *manifest.Manifest) ([]byte, error) {
+	tableUUID, err := uuid.Parse(m.TableUUID)
+	if err != nil {
+		return nil, fmt.Errorf("iceberg: manifest v%d: table uuid %q: %w", m.Version, m.TableUUID, err)
+	}
+	sc, err := IcebergSchema(&m.Schema, 0)
+	if err != nil {
+		return nil, err
+	}
+	b, err := p.builder(h, tableUUID, sc)
+	if err != nil {
+		return nil, err
+	}
+	cur := b.CurrentSchema()
+
+	var parent *int64
+	var seq int64 = 1
+	prev := map[string]ice.ManifestEntry{} // live entries of the parent snapshot, by path
+	if h.meta != nil {
+		seq = h.meta.LastSequenceNumber() + 1
+		if ps := h.meta.CurrentSnapshot(); ps != nil {
+			id := ps.SnapshotID
+			parent = &id
+			if prev, err = p.liveEntries(ctx, ps); err != nil {
+				return nil, err
+			}
+		}
+	}
+	snapID := newSnapshotID(h.meta)
+	nonce := uuid.NewString()
+
+	var manifests []ice.ManifestFile
+	var added, addedRows, totalRows, totalBytes int64
+	if len(m.Files) > 0 {
+		key := fmt.Sprintf("%s/metadata/%s-m0.avro", p.prefix, nonce)
+		var buf bytes.Buffer
+		w, err := ice.NewManifestWriter(2, &buf, *ice.UnpartitionedSpec, cur, snapID)
+		if err != nil {
+			return nil, fmt.Errorf("iceberg: manifest writer: %w", err)
+		}
+		for i := range m.Files {
+			f := &m.Files[i]
+			uri := p.store.URI(p.prefix + "/" + f.Path)
+			totalRows += f.Rows
+			totalBytes += f.Bytes
+			if e, ok := prev[uri]; ok {
+				if err := w.Existing(e); err != nil {
+					return nil, fmt.Errorf("iceberg: manifest entry %s: %w", f.Path, err)
+				}
+				continue
+			}
+			df, err := dataFile(&m.Schema, f, uri)
+			if err != nil {
+				return nil, err
+			}
+			if err := w.Add(ice.NewManifestEntry(ice.EntryStatusADDED, &snapID, nil, nil, df)); err != nil {
+				return nil, fmt.Errorf("iceberg: manifest entry %s: %w", f.Path, err)
+			}
+			added++
+			addedRows += f.Rows
+		}
+		if err := w.Close(); err != nil {
+			return nil, fmt.Errorf("iceberg: manifest: %w", err)
+		}
+		mf, err := w.ToManifestFile(p.store.URI(key), int64(buf.Len()))
+		if err != nil {
+			return nil, fmt.Errorf("iceberg: manifest: %w", err)
+		}
+		if err := p.store.Put(ctx, key, buf.Bytes()); err != nil {
+			return nil, fmt.Errorf("iceberg: write manifest: %w", err)
+		}
+		manifests = append(manifests, mf)
+	}
+
+	listKey := fmt.Sprintf("%s/metadata/snap-%d-1-%s.avro", p.prefix, snapID, nonce)
+	var lbuf bytes.Buffer
+	lw, err := ice.NewManifestListWriterV2(&lbuf, snapID, seq, parent)
+	if err != nil {
+		return nil, fmt.Errorf("iceberg: manifest list: %w", err)
+	}
+	if err := lw.AddManifests(manifests); err != nil {
+		return nil, fmt.Errorf("iceberg: manifest list: %w", err)
+	}
+	if err := lw.Close(); err != nil {
+		return nil, fmt.Errorf("iceberg: manifest list: %w", err)
+	}
+	if err := p.store.Put(ctx, listKey, lbuf.Bytes()); err != nil {
+		return nil, fmt.Errorf("iceberg: write manifest list: %w", err)
+	}
+
+	removed := int64(0)
+	live := make(map[string]bool, len(m.Files))
+	for i := range m.Files {
+		live[p.store.URI(p.prefix+"/"+m.Files[i].Path)] = true
+	}
+	for path := range prev {
+		if !live[path] {
+			removed++
+		}
+	}
+	op := table.OpAppend
+	if removed > 0 {
+		op = table.OpOverwrite
+	}
+	i64 := func(n int64) string { return strconv.FormatInt(n, 10) }
+	schemaID := cur.ID
+	snap := &table.Snapshot{
+		SnapshotID: snapID, ParentSnapshotID: parent, SequenceNumber: seq,
+		TimestampMs: time.Now().UnixMilli(), ManifestList: p.store.URI(listKey), SchemaID: &schemaID,
+		Summary: &table.Summary{Operation: op, Properties: ice.Properties{
+			SummaryManifestVersion:   i64(m.Version),
+			"added-data-files":       i64(added),
+			"added-records":          i64(addedRows),
+			"deleted-data-files":     i64(removed),
+			"total-data-files":       i64(int64(len(m.Files))),
+			"total-records":          i64(totalRows),
+			"total-files-size":       i64(totalBytes),
+			"total-delete-files":     "0",
+			"total-position-deletes": "0",
+			"total-equality-deletes": "0",
+		}},
+	}
+	if err := b.AddSnapshot(snap); err != nil {
+		return nil, fmt.Errorf("iceberg: add snapshot: %w", err)
+	}
+	if err := b.SetSnapshotRef(table.MainBranch, snapID, table.BranchRef); err != nil {
+		return nil, fmt.Errorf("iceberg: set main: %w", err)
+	}
+	meta, err := b.Build()
+	if err != nil {
+		return nil, fmt.Errorf("iceberg: build metadata: %w", err)
+	}
+	data, err := json.Marshal(meta)
+	if err != nil {
+		return nil, fmt.Errorf("iceberg: encode metadata: %w", err)
+	}
+	return data, nil
+}
+
+// builder starts metadata v{h.k+1}: from scratch for the first version, else
+// from the head (which records the head's file in the metadata log). A
+// changed schema becomes the new current schema.
+func (p *Publisher) builder(h head, tableUUID uuid.UUID, sc *ice.Schema) (*table.MetadataBuilder, error) {
+	wrap := func(err error) error { return fmt.Errorf("iceberg: metadata builder: %w", err) }
+	if h.meta == nil {
+		b, err := table.NewMetadataBuilder(2)
+		if err != nil {
+			return nil, wrap(err)
+		}
+		// The builder mutates what it is given: pass copies, never the
+		// package-level defaults.
+		sortOrder := table.UnsortedSortOrder
+		spec := *ice.UnpartitionedSpec
+		steps := []func() error{
+			func() error { return b.SetUUID(tableUUID) },
+			func() error { return b.AddSchema(sc) },
+			func() error { return b.SetCurrentSchemaID(-1) },
+			func() error { return b.AddSortOrder(&sortOrder) },
+			func() error { return b.SetDefaultSortOrderID(-1) },
+			func() error { return b.AddPartitionSpec(&spec, true) },
+			func() error { return b.SetDefaultSpecID(-1) },
+			func() error { return b.SetLoc(p.store.URI(p.prefix)) },
+			func() error {
+				return b.SetProperties(ice.Properties{"write.parquet.compression-codec": "zstd"})
+			},
+		}
+		for _, s := range steps {
+			if err := s(); err != nil {
+				return nil, wrap(err)
+			}
+		}
+		return b, nil
+	}
+	if h.meta.TableUUID() != tableUUID {
+		return nil, fmt.Errorf("iceberg: %s belongs to table %s, manifest is of table %s",
+			p.MetadataKey(h.k), h.meta.TableUUID(), tableUUID)
+	}
+	b, err := table.MetadataBuilderFromBase(h.meta, p.store.URI(p.MetadataKey(h.k)))
+	if err != nil {
+		return nil, wrap(err)
+	}
+	if cur := b.CurrentSchema(); cur == nil || !sameFields(cur, sc) {
+		if err := b.AddSchema(sc); err != nil {
+			return nil, wrap(err)
+		}
+		if err := b.SetCurrentSchemaID(-1); err != nil {
+			return nil, wrap(err)
+		}
+	}
+	return b, nil
+}
+
+func sameFields(a, b *ice.Schema) bool {
+	fa, fb := a.Fields(), b.Fields()
+	if len(fa) != len(fb) {
+		return false
+	}
+	for i := range fa {
+		if fa[i].ID != fb[i].ID || fa[i].Name != fb[i].Name || fa[i].Required != fb[i].Required || !fa[i].Type.Equals(fb[i].Type) {
+			return false
+		}
+	}
+	return true
+}
+
+// liveEntries reads the data-file entries (ADDED or EXISTING) of snapshot s.
+func (p *Publisher) liveEntries(ctx context.Context, s *table.Snapshot) (map[string]ice.ManifestEntry, error) {
+	out := map[string]ice.ManifestEntry{}
+	data, err := p.getURI(ctx, s.ManifestList)
+	if err != nil {
+		return nil, err
+	}
+	mfs, err := ice.ReadManifestList(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("iceberg: read manifest list %s: %w", s.ManifestList, err)
+	}
+	for _, mf := range mfs {
+		if mf.ManifestContent() != ice.ManifestContentData {
+			continue
+		}
+		md, err := p.getURI(ctx, mf.FilePath())
+		if err != nil {
+			return nil, err
+		}
+		entries, err := ice.ReadManifest(mf, bytes.NewReader(md), true)
+		if err != nil {
+			return nil, fmt.Errorf("iceberg: read manifest %s: %w", mf.FilePath(), err)
+		}
+		for _, e := range entries {
+			out[e.DataFile().FilePath()] = e
+		}
+	}
+	return out, nil
+}
+
+// getURI reads an object by the absolute URI this store gave it.
+func (p *Publisher) getURI(ctx context.Context, uri string) ([]byte, error) {
+	root := strings.TrimSuffix(p.store.URI(""), "/") + "/"
+	key, ok := strings.CutPrefix(uri, root)
+	if !ok {
+		return nil, fmt.Errorf("iceberg: %s is outside the store %s", uri, root)
+	}
+	data, _, err := p.store.Get(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("iceberg: read %s: %w", uri, err)
+	}
+	return data, nil
+}
+
+// newSnapshotID returns a random positive id unused in meta.
+func newSnapshotID(meta table.Metadata) int64 {
+	for {
+		id := rand.Int64N(1<<62) + 1
+		if meta == nil || meta.SnapshotByID(id) == nil {
+			return id
+		}
+	}
+}

@@ -1,0 +1,53 @@
+// Package parquet writes the immutable data files of a table (and reads
+// them back for tests and tools). Queries read Parquet through the query
+// engine, not through this package.
+//
+// # File layout
+//
+// WriteFile writes one Parquet file from Arrow record batches with pqarrow:
+//
+//   - FileWriter.WriteBuffered with an explicit row-group length
+//     (WriteOptions.RowGroupRows, default 1<<20): many small batches make
+//     few row groups (plain Write would make one row group per batch);
+//   - zstd compression (default), column statistics enabled;
+//   - the Arrow schema stored in the file metadata (ARROW:schema), so
+//     readers get back the exact Arrow types and field metadata;
+//   - every column carries its Iceberg field id (PARQUET:field_id from
+//     schema.Schema.Arrow()), so Iceberg readers resolve columns by id.
+//
+// How each kind lands in Parquet (physical type / logical type):
+//
+//	bool          BOOLEAN
+//	int16         INT32 / INT(16, signed)        (Iceberg: int)
+//	int32         INT32
+//	int64         INT64
+//	float32       FLOAT
+//	float64       DOUBLE
+//	decimal(p,s)  FIXED_LEN_BYTE_ARRAY or INT32/INT64 / DECIMAL(p,s), as pqarrow chooses
+//	string, json  BYTE_ARRAY / STRING
+//	binary        BYTE_ARRAY
+//	date          INT32 / DATE
+//	time          INT64 / TIME(MICROS, adjusted to UTC)
+//	timestamp     INT64 / TIMESTAMP(MICROS, isAdjustedToUTC=false)
+//	timestamptz   INT64 / TIMESTAMP(MICROS, isAdjustedToUTC=true)
+//	uuid          FIXED_LEN_BYTE_ARRAY(16) / UUID (Arrow uuid extension type)
+//	interval      FIXED_LEN_BYTE_ARRAY(16), no logical type (see below)
+//
+// Intervals: Parquet's INTERVAL logical type holds milliseconds and pqarrow
+// does not write Arrow month_day_nano, so an interval is stored as 16 bytes:
+// months int32 LE, days int32 LE, nanoseconds int64 LE (EncodeInterval;
+// DecodeInterval is the inverse; ReadFile converts back using the column's
+// bsdb:kind=interval field metadata). In Iceberg metadata the column is
+// fixed[16]. Part of the on-disk format.
+//
+// # Statistics
+//
+// WriteFile returns a manifest.DataFile with Rows, Bytes (the exact file
+// size) and one manifest.ColumnStats per column (null count, min, max),
+// computed from the Arrow data in the same pass; the JSON encoding of min
+// and max per kind is documented in package manifest. The caller sets Path
+// and AddedVersion.
+//
+// Input batches must have exactly the schema's column count and Arrow types
+// (schema.Column.ArrowType); a NULL in a NOT NULL column is rejected.
+package parquet

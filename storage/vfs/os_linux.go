@@ -1,0 +1,38 @@
+//go:build linux
+
+package vfs
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+// fdatasync flushes file data and the size. It falls back to fsync only when
+// the kernel or filesystem does not implement fdatasync (EINVAL/ENOSYS); any
+// other error is returned as is and must not be retried on the same
+// descriptor (a failed flush may have dropped the dirty pages).
+func fdatasync(f *os.File) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	if err := rc.Control(func(fd uintptr) {
+		for {
+			serr = syscall.Fdatasync(int(fd))
+			if serr != syscall.EINTR {
+				return
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	if errors.Is(serr, syscall.EINVAL) || errors.Is(serr, syscall.ENOSYS) {
+		return f.Sync()
+	}
+	if serr != nil {
+		return &os.PathError{Op: "fdatasync", Path: f.Name(), Err: serr}
+	}
+	return nil
+}

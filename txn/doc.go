@@ -1,0 +1,78 @@
+// Package txn is the table handle: the write path, the PendingCommit state
+// machine that turns buffered writes into Parquet files, a manifest version and
+// an Iceberg snapshot, and the linearizable read snapshot. It knows nothing of
+// SQL or the wire protocol. The specification is DESIGN.md and
+// ADR-008 (shared/seeds/adr-008-pending-commit.txt).
+//
+// # Write
+//
+// Table.Write makes one WAL transaction of its batches (a fresh tx id),
+// appends them to the WAL with the requested durability (sync: returns after
+// fdatasync, shared by concurrent writers), then appends them to the active
+// buffer (pendingWrites), where every reader sees them from that moment.
+// An optional hook runs before the WAL append with the batch ids the batches
+// will have (the planner mirrors batches into its query engine there); a
+// failed hook or WAL append leaves nothing durable and nothing visible.
+//
+// # Commit (Flush): the phases
+//
+//	Idle (no PendingCommit; batches in pendingWrites)
+//	  |  rotate the WAL; move pendingWrites into PendingCommit{Staging}
+//	  v
+//	Staging            readers: manifest + staged batches + newer active batches
+//	  |  write Parquet files; create _manifest/v{N+1}.json (create-if-not-exists)
+//	  |  any failure here: restoreStaging puts the staged batches and tx ids back
+//	  |  AHEAD of newer writes, nothing lost or reordered; the next flush retries
+//	  v
+//	ManifestCommitted  epoch bumped; readers: manifest >= N+1 + newer active batches
+//	  |  Iceberg metadata v{K} (create-if-not-exists, CAS) + version-hint forward
+//	  v
+//	IcebergPublished
+//	  |  prune sealed WAL segments whose tx ids are all committed; notify
+//	  |  subscribers once; clear PendingCommit; bump the epoch
+//	  v
+//	Idle
+//
+// A flush that finds a PendingCommit past Staging (its tail failed earlier)
+// resumes the tail idempotently before staging anything new. Before writing
+// files, staging drops every batch whose tx id is already on the durable
+// manifest head (an ambiguous acknowledgement of an earlier create that in fact
+// succeeded): the commit converges without duplicates. Commits race with other
+// processes on create-if-not-exists of the next manifest version: on conflict
+// the committer re-reads the head, rebuilds N+1 on it and retries with a
+// randomized 2-15 ms backoff, up to 64 attempts; the staged files do not
+// depend on the head (format v2), so they are reused.
+//
+// # Read
+//
+// Table.Snapshot: load epoch1, load the latest manifest (cached on the first
+// attempt, listed from the store on retries), take pendingCommit then
+// pendingWrites, copy the staged (Staging phase only) and active batch lists,
+// release, load epoch2. If the epochs differ, or the manifest is older than
+// the version the state machine says is committed, retry (8 attempts). Any
+// buffered batch whose tx id the loaded manifest already lists as committed is
+// left out (it is in the files): this closes the window between the durable
+// manifest create and the phase change, so a row can never appear twice.
+//
+// # Locks
+//
+// Order, always: pcMu (pendingCommit) -> pwMu (pendingWrites). No I/O under
+// either. commitMu serializes flushes, truncates and tail resumption of one
+// handle. maint is the maintenance RW lock: shared for Write and Flush,
+// exclusive for Truncate and Close. Write releases maint before it triggers
+// a size-based flush, so it never waits for a commit.
+//
+// # Crash points
+//
+// internal/crash: CommitAfterRotate, CommitAfterParquet, CommitAfterManifest,
+// CommitAfterPrune here; CommitAfterMetadata and CommitAfterHint in
+// storage/iceberg; the WAL points in wal.
+//
+// # Known design debt
+//
+// A transaction is per table: the layers above refuse a transaction that
+// writes two tables. The committed-tx window of the manifest is bounded to
+// 256 ids (manifest.MaxTrackedWALTx); a WAL segment is pruned in the commit
+// that commits its transactions, so the window is only exceeded if another
+// process makes 256 commits while this one is down with unpruned segments.
+package txn

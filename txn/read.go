@@ -1,0 +1,184 @@
+package txn
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/bsdb/bsdb-pg/storage/manifest"
+)
+
+// Snapshot is one consistent view of a table: the files of a committed
+// manifest plus the buffered batches not in it. Every acknowledged write
+// appears exactly once. Release it when done.
+type Snapshot struct {
+	Manifest *manifest.Manifest
+	// Batches: staged batches (oldest first), then active ones.
+	Batches []Batch
+	Epoch   uint64
+	// Attempts is how many tries the epoch check needed (1 = first).
+	Attempts int
+}
+
+// Files returns the data files of the snapshot.
+func (s *Snapshot) Files() []manifest.DataFile { return s.Manifest.Files }
+
+// Rows returns the number of rows in the snapshot.
+func (s *Snapshot) Rows() int64 {
+	var n int64
+	for _, f := range s.Manifest.Files {
+		n += f.Rows
+	}
+	for _, b := range s.Batches {
+		n += b.Rec.NumRows()
+	}
+	return n
+}
+
+// Release drops the snapshot's references to the buffered batches.
+func (s *Snapshot) Release() {
+	for _, b := range s.Batches {
+		b.Rec.Release()
+	}
+	s.Batches = nil
+}
+
+// Snapshot takes a linearizable snapshot: it holds every write acknowledged
+// before the call started.
+func (t *Table) Snapshot(ctx context.Context) (*Snapshot, error) {
+	if t.closed.Load() {
+		return nil, ErrClosed
+	}
+	for attempt := 0; attempt < maxReadAttempts; attempt++ {
+		e1 := t.epoch.Load()
+		direct := attempt > 0 || t.refreshDue()
+		m, err := t.manifests.LoadLatest(ctx, direct)
+		if err != nil {
+			return nil, fmt.Errorf("snapshot %s: %w", t.opts.Prefix, err)
+		}
+		var committedVer int64
+		var batches []Batch
+		t.pcMu.Lock()
+		if t.pc != nil {
+			if t.pc.Phase == PhaseStaging {
+				batches = append(batches, t.pc.Batches...)
+			} else {
+				committedVer = t.pc.Manifest.Version
+			}
+		}
+		t.pwMu.RLock()
+		batches = append(batches, t.pw.batches...)
+		for _, b := range batches {
+			b.Rec.Retain()
+		}
+		t.pwMu.RUnlock()
+		t.pcMu.Unlock()
+		e2 := t.epoch.Load()
+		if e1 != e2 || m.Version < committedVer {
+			for _, b := range batches {
+				b.Rec.Release()
+			}
+			continue
+		}
+		// A batch whose transaction the loaded manifest already holds is in
+		// its files: leave it out (the window between the durable manifest
+		// create and the phase change).
+		set := m.CommittedSet()
+		if len(set) > 0 {
+			keep := batches[:0]
+			for _, b := range batches {
+				if set[b.TxID.String()] {
+					b.Rec.Release()
+					continue
+				}
+				keep = append(keep, b)
+			}
+			batches = keep
+		}
+		return &Snapshot{Manifest: m, Batches: batches, Epoch: e2, Attempts: attempt + 1}, nil
+	}
+	return nil, fmt.Errorf("snapshot %s: no consistent snapshot after %d attempts (commits too frequent)", t.opts.Prefix, maxReadAttempts)
+}
+
+// refreshDue reports whether a snapshot should list the store for commits
+// of other processes (bounded staleness for them; this process's own
+// commits are always in the cache).
+func (t *Table) refreshDue() bool {
+	if t.opts.RefreshInterval < 0 {
+		return false
+	}
+	now := time.Now().UnixNano()
+	last := t.lastRefresh.Load()
+	if now-last < int64(t.opts.RefreshInterval) {
+		return false
+	}
+	return t.lastRefresh.CompareAndSwap(last, now)
+}
+
+// Truncate empties the table: a new manifest version with no files that
+// marks every buffered transaction committed (so recovery never replays
+// them). Exclusive with writes and commits.
+func (t *Table) Truncate(ctx context.Context) error {
+	t.maint.Lock()
+	defer t.maint.Unlock()
+	if t.closed.Load() {
+		return ErrClosed
+	}
+	t.commitMu.Lock()
+	defer t.commitMu.Unlock()
+	if err := t.finishTailLocked(ctx); err != nil {
+		return err
+	}
+	if err := t.wal.Rotate(); err != nil {
+		return fmt.Errorf("truncate %s: rotate WAL: %w", t.opts.Prefix, err)
+	}
+	// No writer runs (maint held exclusively): the buffer is stable.
+	t.pwMu.RLock()
+	batches := append([]Batch(nil), t.pw.batches...)
+	t.pwMu.RUnlock()
+	ids := txIDsOf(batches)
+	strs := make([]string, len(ids))
+	for i, id := range ids {
+		strs[i] = id.String()
+	}
+	var next *manifest.Manifest
+	for attempt := 0; ; attempt++ {
+		head, err := t.manifests.LoadLatest(ctx, true)
+		if err != nil {
+			return fmt.Errorf("truncate %s: %w", t.opts.Prefix, err)
+		}
+		next = head.Next()
+		next.Files = nil
+		next.AppendCommittedWALTx(strs...)
+		err = t.manifests.Create(ctx, next)
+		if err == nil {
+			break
+		}
+		if attempt >= maxCommitAttempts {
+			return fmt.Errorf("truncate %s: %w", t.opts.Prefix, err)
+		}
+		if !isConflict(err) {
+			return fmt.Errorf("truncate %s: %w", t.opts.Prefix, err)
+		}
+	}
+	bids := make([]uint64, len(batches))
+	t.pcMu.Lock()
+	t.pwMu.Lock()
+	for i, b := range t.pw.batches {
+		bids[i] = b.ID
+		b.Rec.Release()
+	}
+	t.pw = pendingWrites{}
+	t.epoch.Add(1)
+	t.pwMu.Unlock()
+	t.pcMu.Unlock()
+	key, err := t.publisher.Publish(ctx, next)
+	if err != nil {
+		t.opts.Logger.Warn("truncate: Iceberg publish failed; converges at the next commit", "table", t.opts.Prefix, "err", err)
+	}
+	if err := t.pruneWAL(next); err != nil {
+		return err
+	}
+	t.notify(CommitEvent{ManifestVersion: next.Version, MetadataKey: key, BatchIDs: bids, Truncate: true})
+	return nil
+}

@@ -1,0 +1,118 @@
+package txn
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/google/uuid"
+
+	"github.com/bsdb/bsdb-pg/wal"
+)
+
+// WriteOptions tune one Write.
+type WriteOptions struct {
+	Durability wal.Durability
+	// BeforeAppend, if set, runs before the WAL append with the batches as
+	// they will be published (ids assigned). If it fails, nothing is written.
+	// If the write fails after it ran, AfterFailure runs with the same batches.
+	BeforeAppend func([]Batch) error
+	AfterFailure func([]Batch)
+	// BatchIDs, if set, are the ids of the batches (from AllocBatchIDs), one
+	// per batch; the caller mirrored them already.
+	BatchIDs []uint64
+}
+
+// AllocBatchIDs reserves n batch ids for a later Write.
+func (t *Table) AllocBatchIDs(n int) []uint64 {
+	last := t.nextID.Add(uint64(n))
+	ids := make([]uint64, n)
+	for i := range ids {
+		ids[i] = last - uint64(n) + 1 + uint64(i)
+	}
+	return ids
+}
+
+// WriteResult describes an acknowledged write.
+type WriteResult struct {
+	TxID    uuid.UUID
+	Seq     uint64
+	Rows    int64
+	Batches []Batch
+}
+
+// Write writes recs as one transaction. It returns once the transaction is
+// durable per opts.Durability and visible to every reader. The caller keeps
+// its references to recs (Write retains what it keeps).
+func (t *Table) Write(ctx context.Context, recs []arrow.RecordBatch, opts WriteOptions) (WriteResult, error) {
+	if len(recs) == 0 {
+		return WriteResult{}, nil
+	}
+	for _, r := range recs {
+		if !r.Schema().Equal(t.arrow) {
+			return WriteResult{}, fmt.Errorf("txn: write to %s: batch schema %s does not match table schema %s", t.opts.Prefix, r.Schema(), t.arrow)
+		}
+	}
+	t.maint.RLock()
+	if t.closed.Load() {
+		t.maint.RUnlock()
+		return WriteResult{}, ErrClosed
+	}
+	res := WriteResult{TxID: uuid.New()}
+	res.Batches = make([]Batch, len(recs))
+	if opts.BatchIDs != nil && len(opts.BatchIDs) != len(recs) {
+		t.maint.RUnlock()
+		return WriteResult{}, fmt.Errorf("BUG: txn: %d batch ids for %d batches", len(opts.BatchIDs), len(recs))
+	}
+	for i, r := range recs {
+		id := uint64(0)
+		if opts.BatchIDs != nil {
+			id = opts.BatchIDs[i]
+		} else {
+			id = t.nextID.Add(1)
+		}
+		res.Batches[i] = Batch{ID: id, TxID: res.TxID, Rec: r}
+		res.Rows += r.NumRows()
+	}
+	if opts.BeforeAppend != nil {
+		if err := opts.BeforeAppend(res.Batches); err != nil {
+			t.maint.RUnlock()
+			return WriteResult{}, err
+		}
+	}
+	seq, err := t.wal.Append(ctx, res.TxID, recs, opts.Durability)
+	if err != nil {
+		t.maint.RUnlock()
+		if opts.AfterFailure != nil {
+			opts.AfterFailure(res.Batches)
+		}
+		return WriteResult{}, fmt.Errorf("txn: write to %s: %w", t.opts.Prefix, err)
+	}
+	res.Seq = seq
+	var n int64
+	for _, b := range res.Batches {
+		b.Rec.Retain()
+		n += recordBytes(b.Rec)
+	}
+	t.pwMu.Lock()
+	if len(t.pw.batches) == 0 {
+		t.pw.oldest = time.Now()
+	}
+	t.pw.batches = append(t.pw.batches, res.Batches...)
+	t.pw.bytes += n
+	full := t.pw.bytes >= t.opts.FlushBytes
+	t.pwMu.Unlock()
+	t.maint.RUnlock()
+	if full {
+		t.requestFlush()
+	}
+	return res, nil
+}
+
+// BufferedBytes returns the bytes held in the active buffer.
+func (t *Table) BufferedBytes() int64 {
+	t.pwMu.RLock()
+	defer t.pwMu.RUnlock()
+	return t.pw.bytes
+}

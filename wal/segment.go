@@ -1,0 +1,150 @@
+package wal
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/google/uuid"
+
+	"github.com/bsdb/bsdb-pg/storage/vfs"
+)
+
+var errSegmentClosed = errors.New("wal: segment closed before its bytes were synced")
+
+// segment is the active segment: an open Arrow IPC stream being appended to.
+//
+// Writes are serialised by WAL.mu. Syncing is group commit (after Pebble's
+// record.LogWriter, in leader/follower form): a waiter whose bytes are not
+// yet synced either becomes the leader, which samples the written offset
+// and issues one fdatasync covering every write completed so far, or waits
+// for the running leader and re-checks. All appenders that wrote before a
+// leader sampled the offset share its fdatasync.
+//
+// A failed sync poisons the segment (serr): every waiter not already
+// covered gets the error and the segment is never synced or written again
+// (a failed fsync may have dropped dirty pages; retrying on the same
+// descriptor can falsely succeed).
+type segment struct {
+	name string // base name
+	path string
+	lock io.Closer
+	f    vfs.File
+	wal  *WAL
+
+	// Guarded by WAL.mu.
+	w      *ipc.Writer
+	buf    bytes.Buffer
+	size   int64
+	txs    map[uuid.UUID]struct{}
+	failed error // a write or encode failed: no further appends
+
+	written atomic.Int64 // bytes whose Write has returned; sampled by sync leaders
+
+	smu     sync.Mutex
+	cond    sync.Cond // on smu
+	synced  int64     // bytes covered by a successful fdatasync
+	syncing bool      // a leader is in fdatasync
+	serr    error     // sticky sync failure
+	closed  bool
+}
+
+func newSegment(w *WAL, name, path string, lock io.Closer, f vfs.File) *segment {
+	s := &segment{name: name, path: path, lock: lock, f: f, wal: w, txs: map[uuid.UUID]struct{}{}}
+	s.cond.L = &s.smu
+	s.w = ipc.NewWriter(&s.buf, ipc.WithSchema(w.opts.Schema), ipc.WithAllocator(memory.DefaultAllocator))
+	return s
+}
+
+// writeLocked writes p at the end of the segment.
+// REQUIRES: WAL.mu held.
+func (s *segment) writeLocked(p []byte) error {
+	n, err := s.f.Write(p)
+	s.size += int64(n)
+	s.written.Store(s.size)
+	if err == nil && n != len(p) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		s.failed = fmt.Errorf("%w: write %s at %d: %v", ErrSegmentFailed, s.name, s.size-int64(n), err)
+		return s.failed
+	}
+	return nil
+}
+
+// usableLocked reports whether appends may go to s.
+// REQUIRES: WAL.mu held.
+func (s *segment) usableLocked() bool {
+	if s.failed != nil {
+		return false
+	}
+	s.smu.Lock()
+	defer s.smu.Unlock()
+	return s.serr == nil && !s.closed
+}
+
+// waitSynced returns once an fdatasync covers the first target bytes, or
+// with the error of the sync that should have covered them.
+func (s *segment) waitSynced(target int64) error {
+	if s.wal.opts.UnsafeNoSync {
+		return nil
+	}
+	s.smu.Lock()
+	defer s.smu.Unlock()
+	for s.synced < target {
+		if s.serr != nil {
+			return s.serr
+		}
+		if s.closed {
+			return errSegmentClosed
+		}
+		if s.syncing {
+			s.cond.Wait()
+			continue
+		}
+		s.syncing = true
+		upto := s.written.Load()
+		s.smu.Unlock()
+		start := time.Now()
+		err := s.f.SyncData()
+		d := time.Since(start)
+		s.wal.stats.syncs.Add(1)
+		if d > slowSync {
+			s.wal.opts.Logger.Warn("wal: slow fdatasync", slog.String("segment", s.name), slog.Duration("took", d))
+		}
+		s.smu.Lock()
+		s.syncing = false
+		if err != nil {
+			s.wal.stats.syncErrors.Add(1)
+			s.serr = fmt.Errorf("%w: fdatasync %s: %v", ErrSegmentFailed, s.name, err)
+			s.wal.opts.Logger.Error("wal: fdatasync failed; segment retired", slog.String("segment", s.name), slog.Any("err", err))
+		} else if upto > s.synced {
+			s.synced = upto
+		}
+		s.cond.Broadcast()
+	}
+	return nil
+}
+
+// close waits for a running leader and closes the file.
+func (s *segment) close() error {
+	s.smu.Lock()
+	for s.syncing {
+		s.cond.Wait()
+	}
+	if s.closed {
+		s.smu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.cond.Broadcast()
+	s.smu.Unlock()
+	return s.f.Close()
+}
