@@ -57,10 +57,10 @@ type Engine struct {
 	cache   string
 	log     *slog.Logger
 
-	mu     sync.Mutex
-	tables map[catalog.TableID]*Table
+	mu      sync.Mutex
+	tables  map[catalog.TableID]*Table
 	opening map[catalog.TableID]chan struct{}
-	closed bool
+	closed  bool
 }
 
 // Open starts an engine.
@@ -280,6 +280,10 @@ func (e *Engine) openTable(ctx context.Context, id catalog.TableID) (*Table, err
 	}
 	tt, err := txn.Open(ctx, e.txnOptions(ent.Prefix))
 	if err != nil {
+		// The operator must see this in the server log, not only the client
+		// that happened to touch the table: recovery refused (e.g. a corrupt
+		// WAL segment, named with its offset in err) and nothing was changed.
+		e.log.Error("could not open table", "table", id.Name, "err", err)
 		return nil, pgerr.Wrap(err, pgerr.DataCorrupted, "could not open table %s: %v", id.Name, err)
 	}
 	return e.attach(ctx, id, ent, tt)
@@ -305,6 +309,13 @@ func (e *Engine) CreateTable(ctx context.Context, id catalog.TableID, sch *schem
 		return false, err
 	}
 	ent, err := e.cat.CreateTable(ctx, id)
+	if errors.Is(err, catalog.ErrPrefixInUse) {
+		// Leftovers of an earlier table of that name whose DROP was
+		// interrupted after its catalog entry went: no entry references
+		// them, so they are garbage. Clean up and try once more.
+		e.deletePrefix(ctx, catalog.TablePrefix(id))
+		ent, err = e.cat.CreateTable(ctx, id)
+	}
 	if err != nil {
 		if errors.Is(err, catalog.ErrExists) {
 			if ifNotExists {
@@ -314,8 +325,6 @@ func (e *Engine) CreateTable(ctx context.Context, id catalog.TableID, sch *schem
 		}
 		return false, err
 	}
-	// Leftovers of an earlier table of that name whose drop was interrupted.
-	e.deletePrefix(ctx, ent.Prefix)
 	opts := e.txnOptions(ent.Prefix)
 	if opts.WALDir != "" {
 		_ = os.RemoveAll(opts.WALDir)
@@ -364,6 +373,8 @@ func (e *Engine) DropTable(ctx context.Context, id catalog.TableID) error {
 	if t != nil {
 		t.drop(ctx)
 	}
+	// The catalog entry goes first: once it is gone no one opens the
+	// table; the files are then garbage that CreateTable also cleans.
 	if err := e.cat.DropTable(ctx, id); err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ import (
 )
 
 const (
-	unixDaysAt2000 = 10957
+	unixDaysAt2000   = 10957
 	unixMicrosAt2000 = 946684800000000
 )
 
@@ -72,11 +72,12 @@ func (bb *batchBuilder) finish() []arrow.RecordBatch {
 	return out
 }
 
-// abort releases everything.
+// abort releases everything (the builder may hold a half-appended row,
+// so no batch is built from it).
 func (bb *batchBuilder) abort() {
-	for _, r := range bb.finish() {
-		r.Release()
-	}
+	releaseAll(bb.out)
+	bb.out = nil
+	bb.rb.Release()
 }
 
 func releaseAll(recs []arrow.RecordBatch) {
@@ -177,6 +178,12 @@ func appendValue(b array.Builder, c *schema.Column, v any) error {
 		s, err := fitString(c, s)
 		if err != nil {
 			return err
+		}
+		if c.Kind == schema.KindJSON && c.Annotation == "jsonb" {
+			// jsonb stores its normalized form (key order, spacing).
+			if s, err = pgtypes.NormalizeJSONB([]byte(s)); err != nil {
+				return err
+			}
 		}
 		b.(*array.StringBuilder).Append(s)
 	case schema.KindBinary:
@@ -342,7 +349,8 @@ func fitString(c *schema.Column, s string) (string, error) {
 		return s, nil
 	}
 	n := utf8.RuneCountInString(s)
-	isChar := strings.HasPrefix(c.Annotation, "character(") || strings.HasPrefix(c.Annotation, "bpchar") || strings.HasPrefix(c.Annotation, "char")
+	oid, _, _ := pgtypes.TypeOfColumn(*c)
+	isChar := oid == pgtypes.OIDBPChar
 	if n > c.Length {
 		// Excess characters that are all spaces are silently truncated.
 		cut := s

@@ -1,7 +1,7 @@
 package server
 
 import (
-		"context"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -206,9 +206,6 @@ func (s *session) copyFrom(ctx context.Context, spec *copySpec, w pgwire.ResultW
 	if err != nil {
 		return 0, err
 	}
-	if s.tx != nil && s.tx.table != nil && s.tx.table != t {
-		return 0, pgerr.New(pgerr.FeatureNotSupported, "a transaction block can write only one table (already writing \"%s\")", s.tx.table.ID.Name)
-	}
 	defaults, err := s.columnDefaults(ctx, info, pos)
 	if err != nil {
 		return 0, err
@@ -282,19 +279,7 @@ func (s *session) copyFrom(ctx context.Context, spec *copySpec, w pgwire.ResultW
 	if len(recs) == 0 {
 		return 0, nil
 	}
-	if s.tx != nil {
-		ids, err := t.Stage(ctx, recs)
-		if err != nil {
-			return 0, err
-		}
-		s.tx.table = t
-		for i, r := range recs {
-			r.Retain()
-			s.tx.recs = append(s.tx.recs, stagedBatch{id: ids[i], rec: r})
-		}
-		return n, nil
-	}
-	if _, err := t.Write(ctx, recs, s.set.durability(), nil); err != nil {
+	if _, err := s.write(ctx, t, recs); err != nil {
 		return 0, err
 	}
 	return n, nil
@@ -388,6 +373,12 @@ func (s *session) copyTo(ctx context.Context, st *bsql.Statement, spec *copySpec
 	}
 	p, err := s.planSelect(ctx, sel, nil, formats)
 	if err != nil {
+		if spec.query == nil {
+			// The SELECT is ours, not the user's: its positions mean nothing.
+			if pe, ok := pgerr.As(err); ok {
+				return 0, pe.WithPosition(0)
+			}
+		}
 		return 0, err
 	}
 	defer p.Close()

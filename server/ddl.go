@@ -19,7 +19,7 @@ import (
 // noDDLInBlock: DDL is not transactional here; refuse it inside a block
 // that has writes, so a ROLLBACK never pretends to undo it.
 func (s *session) ddlAllowed(what string) error {
-	if s.tx != nil && s.tx.table != nil {
+	if s.tx.hasWrites() {
 		return pgerr.New(pgerr.FeatureNotSupported, "%s cannot run inside a transaction block that has written data", what)
 	}
 	return nil
@@ -113,9 +113,13 @@ func (s *session) planDropTable(ctx context.Context, st *bsql.Statement) (plan, 
 				return err
 			}
 			if err := s.eng.DropTable(ctx, id); err != nil {
-				if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.UndefinedTable && ds.MissingOk {
-					s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.SuccessfulCompletion, Message: fmt.Sprintf("table \"%s\" does not exist, skipping", name)})
-					continue
+				if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.UndefinedTable {
+					if ds.MissingOk {
+						s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.SuccessfulCompletion, Message: fmt.Sprintf("table \"%s\" does not exist, skipping", name)})
+						continue
+					}
+					// DROP TABLE says "table", not "relation".
+					return pgerr.New(pgerr.UndefinedTable, "table \"%s\" does not exist", name)
 				}
 				return err
 			}
@@ -197,7 +201,12 @@ func (s *session) planNamespace(ctx context.Context, st *bsql.Statement) (plan, 
 					}
 				}
 				if len(inSchema) > 0 && !cascade {
-					return pgerr.New("2BP01", "cannot drop schema %s because other objects depend on it", name).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+					deps := make([]string, len(inSchema))
+					for i, e := range inSchema {
+						deps[i] = fmt.Sprintf("table %s.%s depends on schema %s", e.ID.Schema, e.ID.Name, name)
+					}
+					return pgerr.New("2BP01", "cannot drop schema %s because other objects depend on it", name).
+						WithDetail("%s", strings.Join(deps, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 				}
 				for _, e := range inSchema {
 					if err := s.eng.DropTable(ctx, e.ID); err != nil {
@@ -220,7 +229,7 @@ func (s *session) planNamespace(ctx context.Context, st *bsql.Statement) (plan, 
 		}), nil
 	case st.Tree.GetCreatedbStmt() != nil:
 		cd := st.Tree.GetCreatedbStmt()
-		if s.tx != nil {
+		if s.tx != nil && !s.tx.implicit {
 			return nil, pgerr.New(pgerr.ActiveSQLTransaction, "CREATE DATABASE cannot run inside a transaction block")
 		}
 		return tagOnly("CREATE DATABASE", func(ctx context.Context) error {
@@ -238,7 +247,7 @@ func (s *session) planNamespace(ctx context.Context, st *bsql.Statement) (plan, 
 		}), nil
 	case st.Tree.GetDropdbStmt() != nil:
 		dd := st.Tree.GetDropdbStmt()
-		if s.tx != nil {
+		if s.tx != nil && !s.tx.implicit {
 			return nil, pgerr.New(pgerr.ActiveSQLTransaction, "DROP DATABASE cannot run inside a transaction block")
 		}
 		return tagOnly("DROP DATABASE", func(ctx context.Context) error {

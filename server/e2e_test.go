@@ -286,3 +286,51 @@ func TestCopyFromAndTo(t *testing.T) {
 		t.Fatalf("half a COPY committed: %v", got)
 	}
 }
+
+// TestImplicitTransactions: a pgx batch (one Sync) and a multi-statement
+// Query message are each one transaction, as in PostgreSQL.
+func TestImplicitTransactions(t *testing.T) {
+	ts := startServer(t, "")
+	c := ts.conn(t)
+	mustExec(t, c, "CREATE TABLE t (id int)")
+	b := &pgx.Batch{}
+	b.Queue("INSERT INTO t VALUES (1)")
+	b.Queue("INSERT INTO t VALUES (2)")
+	b.Queue("SELECT 1/0")
+	b.Queue("INSERT INTO t VALUES (3)")
+	if err := c.SendBatch(context.Background(), b).Close(); sqlState(err) != "22012" {
+		t.Fatalf("batch: %v", err)
+	}
+	if got := queryStrings(t, c, "SELECT count(*) FROM t"); got[0] != "0" {
+		t.Fatalf("a failed batch left %s rows", got[0])
+	}
+	b = &pgx.Batch{}
+	b.Queue("INSERT INTO t VALUES (1)")
+	b.Queue("INSERT INTO t VALUES (2)")
+	b.Queue("SELECT count(*) FROM t") // sees the batch's own writes
+	br := c.SendBatch(context.Background(), b)
+	_, _ = br.Exec()
+	_, _ = br.Exec()
+	var n int64
+	if err := br.QueryRow().Scan(&n); err != nil || n != 2 {
+		t.Fatalf("own writes in batch: %d %v", n, err)
+	}
+	if err := br.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := queryStrings(t, ts.conn(t), "SELECT count(*) FROM t"); got[0] != "2" {
+		t.Fatalf("committed batch: %v", got)
+	}
+	// Simple protocol: an error rolls back the statements before it.
+	_, err := c.Exec(context.Background(), "INSERT INTO t VALUES (10); INSERT INTO t VALUES (11); SELECT 1/0", pgx.QueryExecModeSimpleProtocol)
+	if sqlState(err) != "22012" {
+		t.Fatalf("multi-statement: %v", err)
+	}
+	if got := queryStrings(t, c, "SELECT count(*) FROM t"); got[0] != "2" {
+		t.Fatalf("failed multi-statement query left rows: %v", got)
+	}
+	mustExec(t, c, "INSERT INTO t VALUES (10); INSERT INTO t VALUES (11)", pgx.QueryExecModeSimpleProtocol)
+	if got := queryStrings(t, c, "SELECT count(*) FROM t"); got[0] != "4" {
+		t.Fatalf("multi-statement commit: %v", got)
+	}
+}

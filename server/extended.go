@@ -20,7 +20,7 @@ type prepared struct {
 	cols      []pgwire.Column
 }
 
-func (p *prepared) ParamOIDs() []uint32       { return p.paramOIDs }
+func (p *prepared) ParamOIDs() []uint32      { return p.paramOIDs }
 func (p *prepared) Columns() []pgwire.Column { return p.cols }
 func (p *prepared) Close()                   {}
 
@@ -157,6 +157,7 @@ func (p *portal) Execute(ctx context.Context, maxRows int, w pgwire.ResultWriter
 	if err := s.checkFailed(p.st); err != nil {
 		return false, err
 	}
+	s.beginImplicit()
 	ctx, cancel := s.withTimeout(ctx)
 	defer cancel()
 	suspended, err = p.plan.execute(ctx, maxRows, &noticeWriter{ResultWriter: w, s: s})
@@ -246,10 +247,18 @@ type noticeWriter struct {
 
 func (n *noticeWriter) Complete(tag string) error {
 	for _, no := range n.s.notices {
-		if err := n.ResultWriter.Notice(no); err != nil {
+		if err := n.Notice(no); err != nil {
 			return err
 		}
 	}
 	n.s.notices = nil
 	return n.ResultWriter.Complete(tag)
+}
+
+// Notice sends a notice unless client_min_messages filters it out.
+func (n *noticeWriter) Notice(no *pgerr.Error) error {
+	if !n.s.set.wantsMessage(no.Severity) {
+		return nil
+	}
+	return n.ResultWriter.Notice(no)
 }

@@ -7,17 +7,10 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/pgwire"
 	"github.com/bsdb/bsdb-pg/planner"
 	bsql "github.com/bsdb/bsdb-pg/sql"
 )
-
-// stagedBatch is a batch written inside a transaction block.
-type stagedBatch struct {
-	id  uint64
-	rec arrow.RecordBatch
-}
 
 type insertPlan struct {
 	s       *session
@@ -93,38 +86,19 @@ func (p *insertPlan) execute(ctx context.Context, maxRows int, w pgwire.ResultWr
 		return p.ret.execute(ctx, maxRows, w)
 	}
 	s := p.s
-	if s.tx != nil && s.tx.table != nil && s.tx.table != p.t {
-		return false, pgerr.New(pgerr.FeatureNotSupported, "a transaction block can write only one table (already writing \"%s\")", s.tx.table.ID.Name)
-	}
 	recs, n, err := p.buildBatches(ctx)
 	if err != nil {
 		return false, err
 	}
 	defer releaseAll(recs)
 	p.b.release() // the source snapshot is no longer needed
-	var ids []uint64
 	if p.ret != nil {
 		p.t.HoldMirror()
 		defer p.t.ReleaseMirror()
 	}
-	if s.tx != nil {
-		ids, err = p.t.Stage(ctx, recs)
-		if err != nil {
-			return false, err
-		}
-		s.tx.table = p.t
-		for i, r := range recs {
-			r.Retain()
-			s.tx.recs = append(s.tx.recs, stagedBatch{id: ids[i], rec: r})
-		}
-	} else if len(recs) > 0 {
-		res, err := p.t.Write(ctx, recs, s.set.durability(), nil)
-		if err != nil {
-			return false, err
-		}
-		for _, b := range res.Batches {
-			ids = append(ids, b.ID)
-		}
+	ids, err := s.write(ctx, p.t, recs)
+	if err != nil {
+		return false, err
 	}
 	if p.ret == nil {
 		return false, w.Complete(fmt.Sprintf("INSERT 0 %d", n))
@@ -181,26 +155,6 @@ func (p *insertPlan) buildBatches(ctx context.Context) ([]arrow.RecordBatch, int
 		return nil, 0, err
 	}
 	return bb.finish(), n, nil
-}
-
-// commit writes the block's batches as one WAL transaction.
-func (s *session) commit(ctx context.Context) error {
-	tx := s.tx
-	s.tx = nil
-	if tx.table == nil || len(tx.recs) == 0 {
-		return nil
-	}
-	recs := make([]arrow.RecordBatch, len(tx.recs))
-	ids := make([]uint64, len(tx.recs))
-	for i, r := range tx.recs {
-		recs[i], ids[i] = r.rec, r.id
-	}
-	defer releaseAll(recs)
-	if _, err := tx.table.Write(ctx, recs, s.set.durability(), ids); err != nil {
-		tx.table.Unstage(ids)
-		return err
-	}
-	return nil
 }
 
 var _ = strings.TrimSpace

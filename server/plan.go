@@ -104,15 +104,20 @@ func (s *session) plan(ctx context.Context, st *bsql.Statement, params []any, fo
 		return s.planNamespace(ctx, st)
 	case bsql.KindBegin:
 		return tagOnly("BEGIN", func(ctx context.Context) error {
-			if s.tx != nil {
+			switch {
+			case s.tx == nil:
+				s.tx = &txState{}
+			case s.tx.implicit:
+				s.tx.implicit = false // BEGIN turns the implicit transaction into a block
+			default:
 				return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityWarn, Code: pgerr.ActiveSQLTransaction, Message: "there is already a transaction in progress"})
 			}
-			s.tx = &txState{}
 			return nil
 		}), nil
 	case bsql.KindCommit:
 		return &funcPlan{run: func(ctx context.Context, w pgwire.ResultWriter) error {
-			if s.tx == nil {
+			if s.tx == nil || (s.tx.implicit && !s.tx.hasWrites()) {
+				s.tx = nil
 				if err := w.Notice(&pgerr.Error{Severity: pgerr.SeverityWarn, Code: pgerr.NoActiveSQLTransaction, Message: "there is no transaction in progress"}); err != nil {
 					return err
 				}
@@ -129,7 +134,7 @@ func (s *session) plan(ctx context.Context, st *bsql.Statement, params []any, fo
 		}}, nil
 	case bsql.KindRollback:
 		return &funcPlan{run: func(ctx context.Context, w pgwire.ResultWriter) error {
-			if s.tx == nil {
+			if s.tx == nil || (s.tx.implicit && !s.tx.hasWrites()) {
 				if err := w.Notice(&pgerr.Error{Severity: pgerr.SeverityWarn, Code: pgerr.NoActiveSQLTransaction, Message: "there is no transaction in progress"}); err != nil {
 					return err
 				}
@@ -152,7 +157,6 @@ func (s *session) plan(ctx context.Context, st *bsql.Statement, params []any, fo
 	}
 	return nil, st.Unsupported()
 }
-
 
 // explain
 func (s *session) planExplain(ctx context.Context, st *bsql.Statement, params []any) (plan, error) {

@@ -36,13 +36,7 @@ func (b *binder) LookupTable(schemaName, name string) (*bsql.TableInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	var extra []uint64
-	if b.s.tx != nil && b.s.tx.table == t {
-		for _, r := range b.s.tx.recs {
-			extra = append(extra, r.id)
-		}
-	}
-	bd, err := t.Bind(b.ctx, extra)
+	bd, err := t.Bind(b.ctx, b.s.tx.pendingIDs(t))
 	if err != nil {
 		return nil, err
 	}

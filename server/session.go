@@ -31,6 +31,7 @@ var (
 	_ pgwire.Backend              = (*Backend)(nil)
 	_ pgwire.Session              = (*session)(nil)
 	_ pgwire.ProtocolErrorHandler = (*session)(nil)
+	_ pgwire.Syncer               = (*session)(nil)
 )
 
 // ProtocolError implements pgwire.ProtocolErrorHandler: an error pgwire
@@ -105,13 +106,6 @@ type session struct {
 	notices []*pgerr.Error
 }
 
-// txState is an explicit transaction block.
-type txState struct {
-	failed bool
-	table  *planner.Table
-	recs   []stagedBatch
-}
-
 func (s *session) initConn(ctx context.Context) error {
 	for _, q := range bsql.Setup() {
 		if _, err := s.conn.ExecContext(ctx, q); err != nil {
@@ -145,7 +139,7 @@ func (s *session) ParameterStatus() [][2]string {
 
 func (s *session) TxStatus() byte {
 	switch {
-	case s.tx == nil:
+	case s.tx == nil || s.tx.implicit:
 		return 'I'
 	case s.tx.failed:
 		return 'E'
@@ -169,10 +163,21 @@ func (s *session) SimpleQuery(ctx context.Context, query string, w pgwire.Result
 		s.fail()
 		return err
 	}
+	if len(stmts) > 1 {
+		// PostgreSQL runs a multi-statement query in one implicit
+		// transaction (unless it holds BEGIN/COMMIT of its own).
+		s.beginImplicit()
+	}
 	for _, st := range stmts {
 		if err := s.runStatement(ctx, st, nil, nil, w, true); err != nil {
+			if s.tx != nil && s.tx.implicit {
+				s.rollback()
+			}
 			return err
 		}
+	}
+	if err := s.endImplicit(ctx); err != nil {
+		return s.decorate(ctx, err, nil)
 	}
 	return nil
 }
@@ -223,21 +228,21 @@ func (s *session) decorate(ctx context.Context, err error, st *bsql.Statement) e
 	if errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled) {
 		return pgerr.New(pgerr.QueryCanceled, "canceling statement due to user request")
 	}
-	if pe, ok := pgerr.As(err); ok {
-		if pe.Position > 0 && st != nil && st.Offset > 0 {
-			return pe.WithPosition(pe.Position + bsql.CharPosition(stOriginal(st), st.Offset))
+	if st == nil {
+		if _, ok := pgerr.As(err); ok {
+			return err
 		}
-		return err
+		return bsql.MapError(err, "")
 	}
-	return bsql.MapError(err, st.Text)
+	if _, ok := pgerr.As(err); ok {
+		return st.Locate(err)
+	}
+	return st.Locate(bsql.MapError(err, st.Text))
 }
-
-// stOriginal is a hook for statements carrying their full query text.
-func stOriginal(st *bsql.Statement) string { return st.Text }
 
 // checkFailed refuses statements in a failed block.
 func (s *session) checkFailed(st *bsql.Statement) error {
-	if s.tx == nil || !s.tx.failed {
+	if s.tx == nil || !s.tx.failed || s.tx.implicit {
 		return nil
 	}
 	switch st.Kind {
@@ -252,21 +257,6 @@ func (s *session) fail() {
 	if s.tx != nil {
 		s.tx.failed = true
 	}
-}
-
-func (s *session) rollback() {
-	if s.tx == nil {
-		return
-	}
-	if s.tx.table != nil {
-		var ids []uint64
-		for _, r := range s.tx.recs {
-			ids = append(ids, r.id)
-			r.rec.Release()
-		}
-		s.tx.table.Unstage(ids)
-	}
-	s.tx = nil
 }
 
 // tableID resolves a possibly qualified name against the search path.

@@ -290,3 +290,22 @@ func sortedNames() []*guc {
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
 }
+
+// messageLevels orders client_min_messages values.
+var messageLevels = map[string]int{
+	"debug5": 1, "debug4": 2, "debug3": 3, "debug2": 4, "debug1": 5, "debug": 5,
+	"log": 6, "info": 7, "notice": 8, "warning": 9, "error": 10,
+}
+
+// wantsMessage reports whether a notice of this severity reaches the
+// client under client_min_messages (INFO is always sent, as in PostgreSQL).
+func (s *settings) wantsMessage(severity string) bool {
+	sev := strings.ToLower(severity)
+	if sev == "" {
+		sev = "notice"
+	}
+	if sev == "info" {
+		return true
+	}
+	return messageLevels[sev] >= messageLevels[s.vals["client_min_messages"]]
+}

@@ -216,7 +216,11 @@ func DuckDBType(oid uint32, typmod int32) (string, error) {
 		return "DOUBLE", nil
 	case OIDText, OIDVarchar, OIDBpchar, OIDChar, OIDName, OIDUnknown:
 		return "VARCHAR", nil
-	case OIDJSON, OIDJSONB:
+	case OIDJSON:
+		// json keeps its input text exactly (DuckDB's JSON type would
+		// re-serialize it); DuckDB's json functions take VARCHAR too.
+		return "VARCHAR", nil
+	case OIDJSONB:
 		return "JSON", nil
 	case OIDDate:
 		return "DATE", nil

@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
+	_ "net/http/pprof" // BSDB_PPROF
 	"os"
 	"os/signal"
 	"strconv"
@@ -69,6 +71,7 @@ func run(args []string) int {
 	s3Key := def("s3-access-key", "BSDB_S3_ACCESS_KEY", "", "S3 access key (default: the AWS environment)")
 	s3Secret := def("s3-secret-key", "BSDB_S3_SECRET_KEY", "", "S3 secret key")
 	logLevel := def("log-level", "BSDB_LOG_LEVEL", "info", "debug, info, warn or error")
+	pprofAddr := def("pprof", "BSDB_PPROF", "", "serve Go pprof profiles on this address (e.g. 127.0.0.1:6060); empty = off")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: bsdb-pg [flags]\n\nA PostgreSQL-compatible server storing tables as Parquet + Apache Iceberg.\nEvery flag is also an environment variable; the flag wins.\n\n")
 		fs.PrintDefaults()
@@ -129,6 +132,13 @@ func run(args []string) int {
 		S3: objstore.S3Config{
 			Endpoint: *s3Endpoint, Region: *s3Region, AccessKey: *s3Key, SecretKey: *s3Secret, PathStyle: *s3Endpoint != "",
 		},
+	}
+	if *pprofAddr != "" {
+		go func() {
+			if err := http.ListenAndServe(*pprofAddr, nil); err != nil {
+				log.Error("pprof listener", "err", err)
+			}
+		}()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()

@@ -1,0 +1,167 @@
+package server
+
+import (
+	"context"
+	"errors"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/bsdb/bsdb-pg/planner"
+)
+
+// txState is a transaction: an explicit block (BEGIN ... COMMIT) or the
+// implicit one PostgreSQL wraps around a multi-statement Query message or
+// the messages up to a Sync of the extended protocol.
+type txState struct {
+	failed   bool
+	implicit bool
+	writes   []*tableWrites // in first-write order
+}
+
+// tableWrites are the staged batches of one table in a transaction.
+type tableWrites struct {
+	t    *planner.Table
+	recs []stagedBatch
+}
+
+// stagedBatch is a batch written inside a transaction (mirrored, not yet
+// in the WAL).
+type stagedBatch struct {
+	id  uint64
+	rec arrow.RecordBatch
+}
+
+func (tx *txState) forTable(t *planner.Table) *tableWrites {
+	for _, w := range tx.writes {
+		if w.t == t {
+			return w
+		}
+	}
+	w := &tableWrites{t: t}
+	tx.writes = append(tx.writes, w)
+	return w
+}
+
+// pendingIDs returns the staged batch ids of t (read your own writes).
+func (tx *txState) pendingIDs(t *planner.Table) []uint64 {
+	if tx == nil {
+		return nil
+	}
+	for _, w := range tx.writes {
+		if w.t == t {
+			ids := make([]uint64, len(w.recs))
+			for i, r := range w.recs {
+				ids[i] = r.id
+			}
+			return ids
+		}
+	}
+	return nil
+}
+
+func (tx *txState) hasWrites() bool { return tx != nil && len(tx.writes) > 0 }
+
+// write makes recs part of the session's transaction, or, outside one, a
+// transaction of their own (durable and visible when this returns).
+func (s *session) write(ctx context.Context, t *planner.Table, recs []arrow.RecordBatch) ([]uint64, error) {
+	if len(recs) == 0 {
+		return nil, nil
+	}
+	if s.tx == nil {
+		res, err := t.Write(ctx, recs, s.set.durability(), nil)
+		if err != nil {
+			return nil, err
+		}
+		ids := make([]uint64, len(res.Batches))
+		for i, b := range res.Batches {
+			ids[i] = b.ID
+		}
+		return ids, nil
+	}
+	ids, err := t.Stage(ctx, recs)
+	if err != nil {
+		return nil, err
+	}
+	w := s.tx.forTable(t)
+	for i, r := range recs {
+		r.Retain()
+		w.recs = append(w.recs, stagedBatch{id: ids[i], rec: r})
+	}
+	return ids, nil
+}
+
+// commit ends the transaction: each written table's batches become one WAL
+// transaction of that table. Known limit: a transaction that wrote several
+// tables commits them one after the other; each is atomic, the set is not.
+func (s *session) commit(ctx context.Context) error {
+	tx := s.tx
+	s.tx = nil
+	if tx == nil {
+		return nil
+	}
+	var errs []error
+	for _, w := range tx.writes {
+		recs := make([]arrow.RecordBatch, len(w.recs))
+		ids := make([]uint64, len(w.recs))
+		for i, r := range w.recs {
+			recs[i], ids[i] = r.rec, r.id
+		}
+		if len(errs) == 0 {
+			if _, err := w.t.Write(ctx, recs, s.set.durability(), ids); err != nil {
+				errs = append(errs, err)
+				w.t.Unstage(ids)
+			}
+		} else {
+			w.t.Unstage(ids)
+		}
+		releaseAll(recs)
+	}
+	return errors.Join(errs...)
+}
+
+// rollback discards the transaction's staged writes.
+func (s *session) rollback() {
+	tx := s.tx
+	s.tx = nil
+	if tx == nil {
+		return
+	}
+	for _, w := range tx.writes {
+		ids := make([]uint64, len(w.recs))
+		for i, r := range w.recs {
+			ids[i] = r.id
+			r.rec.Release()
+		}
+		w.t.Unstage(ids)
+	}
+}
+
+// beginImplicit opens the implicit transaction of a multi-statement query
+// or of an extended-protocol batch, unless a transaction is open.
+func (s *session) beginImplicit() {
+	if s.tx == nil {
+		s.tx = &txState{implicit: true}
+	}
+}
+
+// endImplicit commits (or, after an error, rolls back) an implicit
+// transaction; explicit blocks are left alone.
+func (s *session) endImplicit(ctx context.Context) error {
+	if s.tx == nil || !s.tx.implicit {
+		return nil
+	}
+	if s.tx.failed {
+		s.rollback()
+		return nil
+	}
+	return s.commit(ctx)
+}
+
+// Sync implements pgwire.Syncer: the implicit transaction of the extended
+// protocol ends at Sync.
+func (s *session) Sync(ctx context.Context) error {
+	if err := s.endImplicit(ctx); err != nil {
+		return s.decorate(ctx, err, nil)
+	}
+	return nil
+}
