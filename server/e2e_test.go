@@ -334,3 +334,20 @@ func TestImplicitTransactions(t *testing.T) {
 		t.Fatalf("multi-statement commit: %v", got)
 	}
 }
+
+// TestDuckDBKeywordsAsIdentifiers: names that are keywords in DuckDB but
+// not reserved in PostgreSQL ("at", "map", "left"...) work everywhere.
+func TestDuckDBKeywordsAsIdentifiers(t *testing.T) {
+	ts := startServer(t, "")
+	c := ts.conn(t)
+	mustExec(t, c, "CREATE TABLE kw (id int, at timestamptz, map text, qualify int)")
+	n, err := c.CopyFrom(context.Background(), pgx.Identifier{"kw"}, []string{"id", "at", "map", "qualify"},
+		pgx.CopyFromRows([][]any{{int32(1), time.Unix(0, 0), "m", int32(7)}}))
+	if err != nil || n != 1 {
+		t.Fatalf("CopyFrom: %d %v", n, err)
+	}
+	got := queryStrings(t, c, "SELECT k.map, qualify AS at FROM kw AS k WHERE at < now() ORDER BY at")
+	if fmt.Sprint(got) != "[m|7]" {
+		t.Fatalf("got %v", got)
+	}
+}

@@ -23,11 +23,20 @@ type binder struct {
 	ctx    context.Context
 	bounds []*planner.Bound
 	tables []*planner.Table
+	// sysFresh: the dynamic system catalogs were refreshed for this statement.
+	sysFresh bool
 }
 
 var _ bsql.Catalog = (*binder)(nil)
 
+// TypeSettings gives the translator the session's DateStyle/TimeZone for
+// literal input (bsql.SettingsSource).
+func (b *binder) TypeSettings() *pgtypes.Settings { return &b.s.set.types }
+
 func (b *binder) LookupTable(schemaName, name string) (*bsql.TableInfo, error) {
+	if info, handled, err := b.lookupSystem(schemaName, name); handled {
+		return info, err
+	}
 	id, err := b.s.resolve(b.ctx, schemaName, name)
 	if err != nil {
 		return nil, err

@@ -112,6 +112,9 @@ func (s *session) initConn(ctx context.Context) error {
 			return fmt.Errorf("duckdb session setup %q: %w", q, err)
 		}
 	}
+	if err := s.initCatalog(ctx); err != nil {
+		return err
+	}
 	return s.syncZone(ctx)
 }
 

@@ -278,6 +278,7 @@ func (t *Table) finishTailLocked(ctx context.Context) error {
 	t.pc = nil
 	t.epoch.Add(1)
 	t.pcMu.Unlock()
+	t.signalDrained()
 	return nil
 }
 

@@ -56,6 +56,9 @@ func (t *Table) Snapshot(ctx context.Context) (*Snapshot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("snapshot %s: %w", t.opts.Prefix, err)
 		}
+		if t.testAfterManifestLoad != nil {
+			t.testAfterManifestLoad()
+		}
 		var committedVer int64
 		var batches []Batch
 		t.pcMu.Lock()

@@ -124,9 +124,16 @@ type Table struct {
 	pwMu sync.RWMutex // pending_writes
 	pw   pendingWrites
 
+	drainMu sync.Mutex
+	drained chan struct{} // closed (and replaced) after every commit
+
 	subMu sync.Mutex
 	subs  map[int]chan CommitEvent
 	subID int
+
+	// testAfterManifestLoad, set only by tests of this package, runs in
+	// Snapshot between loading the manifest and taking the buffer locks.
+	testAfterManifestLoad func()
 
 	stats struct {
 		commits      atomic.Int64
@@ -187,6 +194,7 @@ func open(ctx context.Context, opts Options, mm *manifest.Manager, pub *iceberg.
 		stopCh:    make(chan struct{}),
 		doneCh:    make(chan struct{}),
 		subs:      map[int]chan CommitEvent{},
+		drained:   make(chan struct{}),
 	}
 	t.arrow = t.schema.Arrow()
 	committed := head.CommittedSet()

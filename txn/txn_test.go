@@ -569,3 +569,85 @@ func TestMain(m *testing.M) {
 }
 
 var _ = errors.New
+
+// TestSnapshotEpochCheck: a whole commit that runs between a reader's
+// manifest load and its look at the buffers must not make the reader lose
+// the committed rows (the old manifest lacks them, the buffer no longer
+// has them): the epoch changed, so the reader retries.
+func TestSnapshotEpochCheck(t *testing.T) {
+	e := newEnv(t)
+	tb := e.create()
+	tb.opts.RefreshInterval = -1 // only the cached manifest on the first try
+	for i := int64(0); i < 4; i++ {
+		if err := write(tb, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var once sync.Once
+	tb.testAfterManifestLoad = func() {
+		once.Do(func() {
+			if err := tb.Flush(context.Background()); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	s, err := tb.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Release()
+	exactlyOnce(t, e.idsOf(tb, s), rangeSet(0, 4))
+	if s.Attempts < 2 {
+		t.Fatalf("the snapshot did not retry (attempts=%d)", s.Attempts)
+	}
+}
+
+// TestBackpressureBoundsBuffer: when commits are slower than writes, the
+// active buffer stays bounded (writers wait) instead of growing.
+func TestBackpressureBoundsBuffer(t *testing.T) {
+	e := newEnv(t)
+	e.opts.FlushBytes = 2000
+	e.opts.FlushInterval = time.Hour // only the size trigger
+	tb := e.create()
+	// Slow commits: every data file upload takes 50 ms.
+	e.faulty.AddRule(objstore.HookAt(objstore.Before, keyHas("/data/"), func(context.Context, objstore.Op, string) {
+		time.Sleep(50 * time.Millisecond)
+	}, objstore.OpPutFile))
+	r := batch(tb, 1, 2, 3, 4, 5, 6, 7, 8)
+	per := recordBytes(r)
+	r.Release()
+	var maxSeen atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if b := tb.BufferedBytes(); b > maxSeen.Load() {
+				maxSeen.Store(b)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	want := map[int64]bool{}
+	for i := int64(0); i < 60; i++ {
+		ids := []int64{i * 8, i*8 + 1, i*8 + 2, i*8 + 3, i*8 + 4, i*8 + 5, i*8 + 6, i*8 + 7}
+		if err := write(tb, ids...); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range ids {
+			want[id] = true
+		}
+	}
+	close(done)
+	limit := 2*e.opts.FlushBytes + per
+	if maxSeen.Load() > limit {
+		t.Fatalf("buffer grew to %d bytes, bound %d", maxSeen.Load(), limit)
+	}
+	if tb.stats.commits.Load() < 2 {
+		t.Fatalf("only %d commits", tb.stats.commits.Load())
+	}
+	exactlyOnce(t, e.snapshotIDs(tb), want)
+}

@@ -54,6 +54,9 @@ func (t *Table) Write(ctx context.Context, recs []arrow.RecordBatch, opts WriteO
 			return WriteResult{}, fmt.Errorf("txn: write to %s: batch schema %s does not match table schema %s", t.opts.Prefix, r.Schema(), t.arrow)
 		}
 	}
+	if err := t.waitForRoom(ctx); err != nil {
+		return WriteResult{}, err
+	}
 	t.maint.RLock()
 	if t.closed.Load() {
 		t.maint.RUnlock()
@@ -108,6 +111,41 @@ func (t *Table) Write(ctx context.Context, recs []arrow.RecordBatch, opts WriteO
 		t.requestFlush()
 	}
 	return res, nil
+}
+
+// waitForRoom applies backpressure: while the buffer holds more than twice
+// the commit threshold (commits are not keeping up), writers wait for a
+// commit to drain it. The buffer, and memory, stay bounded.
+func (t *Table) waitForRoom(ctx context.Context) error {
+	for {
+		t.pwMu.RLock()
+		full := t.pw.bytes > 2*t.opts.FlushBytes
+		t.pwMu.RUnlock()
+		if !full {
+			return nil
+		}
+		t.requestFlush()
+		t.drainMu.Lock()
+		ch := t.drained
+		t.drainMu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		if t.closed.Load() {
+			return ErrClosed
+		}
+	}
+}
+
+// signalDrained wakes writers waiting for room.
+func (t *Table) signalDrained() {
+	t.drainMu.Lock()
+	close(t.drained)
+	t.drained = make(chan struct{})
+	t.drainMu.Unlock()
 }
 
 // BufferedBytes returns the bytes held in the active buffer.

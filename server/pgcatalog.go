@@ -1,0 +1,108 @@
+package server
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/bsdb/bsdb-pg/pgcatalog"
+	"github.com/bsdb/bsdb-pg/pgerr"
+	bsql "github.com/bsdb/bsdb-pg/sql"
+)
+
+// System catalogs (package pgcatalog): the session creates the catalog
+// relations and function macros on its DuckDB connection once, and the
+// binder refreshes the dynamic relations (pg_class, pg_attribute,
+// pg_stat_activity, information_schema.columns, ...) from the storage
+// catalog before the first system relation a statement reads.
+
+func (s *session) facts() pgcatalog.Facts {
+	return pgcatalog.Facts{Database: s.db, User: s.user, PID: s.info.PID, ServerVersion: ServerVersion, StartTime: s.b.start}
+}
+
+// initCatalog runs pgcatalog's per-connection setup.
+func (s *session) initCatalog(ctx context.Context) error {
+	for _, q := range pgcatalog.StaticSetup(s.facts()) {
+		if _, err := s.conn.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("pg_catalog setup %.80q: %w", q, err)
+		}
+	}
+	return nil
+}
+
+// lookupSystem resolves schema.name as a system relation. handled is false
+// when schema is not a system schema and name is not a catalog relation.
+func (b *binder) lookupSystem(schema, name string) (info *bsql.TableInfo, handled bool, err error) {
+	if !pgcatalog.IsSystemSchema(schema) {
+		return nil, false, nil
+	}
+	cols, from, ok := pgcatalog.Lookup(schema, name)
+	if !ok {
+		return nil, true, pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", schema, name)
+	}
+	if !b.sysFresh {
+		if err := b.s.refreshCatalog(b.ctx); err != nil {
+			return nil, true, err
+		}
+		b.sysFresh = true
+	}
+	info = &bsql.TableInfo{Schema: schema, Name: name, FromSQL: from}
+	for _, c := range cols {
+		info.Columns = append(info.Columns, bsql.ColumnInfo{Name: c.Name, TypeOID: c.TypeOID, TypeMod: -1})
+	}
+	return info, true, nil
+}
+
+// refreshCatalog rebuilds the dynamic catalog relations from a snapshot of
+// the storage catalog and the server's sessions.
+func (s *session) refreshCatalog(ctx context.Context) error {
+	snap, err := s.catalogSnapshot(ctx)
+	if err != nil {
+		return err
+	}
+	for _, q := range pgcatalog.Refresh(snap, s.facts()) {
+		if _, err := s.conn.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("pg_catalog refresh %.80q: %w", q, err)
+		}
+	}
+	return nil
+}
+
+func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, error) {
+	cat := s.eng.Catalog()
+	snap := &pgcatalog.Snapshot{Database: s.db, User: s.user, SearchPath: s.set.searchPath()}
+	var err error
+	if snap.Databases, err = cat.ListDatabases(ctx); err != nil {
+		return nil, err
+	}
+	if snap.Schemas, err = cat.ListSchemas(ctx, s.db); err != nil {
+		return nil, err
+	}
+	ents, err := s.eng.ListTables(ctx, s.db)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range ents {
+		t, err := s.eng.Table(ctx, e.ID)
+		if err != nil {
+			continue // dropped meanwhile
+		}
+		pt := pgcatalog.Table{OID: e.OID, Schema: e.ID.Schema, Name: e.ID.Name, PrimaryKey: t.Schema.PrimaryKey}
+		for _, c := range tableInfo(t).Columns {
+			pt.Columns = append(pt.Columns, pgcatalog.Column{Name: c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod, NotNull: c.NotNull, Default: c.Default})
+		}
+		snap.Tables = append(snap.Tables, pt)
+	}
+	if s.b.Server != nil {
+		if srv := s.b.Server(); srv != nil {
+			for _, si := range srv.Sessions() {
+				ps := pgcatalog.Session{PID: si.PID, Database: si.Database, User: si.User, ApplicationName: si.ApplicationName,
+					State: si.State, Query: si.Query, BackendStart: si.BackendStart, QueryStart: si.QueryStart, StateChange: si.StateChange}
+				if si.ClientAddr != nil {
+					ps.ClientAddr = si.ClientAddr.String()
+				}
+				snap.Sessions = append(snap.Sessions, ps)
+			}
+		}
+	}
+	return snap, nil
+}
