@@ -115,7 +115,10 @@ func Point(name string) {
 
 func abort(name string) {
 	fmt.Fprintf(os.Stderr, "bsdb-pg: crash point %s reached: aborting\n", name)
-	debug.SetTraceback("none")
+	// Go turns a SIGABRT into "dump goroutines, exit 2" unless the
+	// traceback level is "crash", which re-raises it with the default
+	// disposition: the process then really dies by SIGABRT.
+	debug.SetTraceback("crash")
 	_ = syscall.Kill(os.Getpid(), syscall.SIGABRT)
 	// SIGABRT is delivered asynchronously; never return into the caller.
 	time.Sleep(time.Minute)
