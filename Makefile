@@ -79,3 +79,21 @@ lint: fmtcheck vet
 
 clean:
 	rm -rf bin regress/results bench.txt
+
+# Benchmarks against PostgreSQL and DuckDB (bench/doc.go). bench-compare is
+# the full run (< 20 min on 2 cores) and writes bench/RESULTS.md, which the
+# README quotes; profiles of bsdb-pg go to bench/profiles/. bench-smoke is
+# the 1-minute end-to-end check of the harness.
+.PHONY: bench-compare bench-smoke
+bench-compare: build
+	$(GO) run ./bench -server $(BIN) -out bench/RESULTS.md -profile bench/profiles
+
+bench-smoke: build
+	$(GO) run ./bench -smoke -server $(BIN) -out ''
+
+# Long crash verification: sustained SIGKILL + linearizable reads for SOAK
+# (default 10m) against bin/bsdb-pg; totals printed, full log path printed.
+SOAK ?= 10m
+.PHONY: soak
+soak: build
+	BSDB_TEST_BINARY=$(CURDIR)/$(BIN) scripts/soak.sh $(SOAK)
