@@ -376,7 +376,7 @@ func TestIcebergGoReadsWhatWePublish(t *testing.T) {
 	}
 	// Stats pruning sees our bounds: a filter outside every file's id range
 	// plans no file.
-	none, err := tbl.Scan(table.WithRowFilter(iceberg_gt("id", 1_000_000))).PlanFiles(ctx)
+	none, err := tbl.Scan(table.WithRowFilter(idGreaterThan("id", 1_000_000))).PlanFiles(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,8 +70,9 @@
 //
 //	go install github.com/versity/versitygw/cmd/versitygw@v1.8.0
 //
-// and started by the test on a free 127.0.0.1 port. Without the binary the
-// S3 test skips, unless BSDB_REQUIRE_S3=1 (CI), where it fails.
+// and started by the test on a free 127.0.0.1 port (package objstoretest:
+// StartVersityGW, NewBucket; usable by any package's tests). Without the
+// binary those tests skip, unless BSDB_REQUIRE_S3=1 (CI), where they fail.
 //
 // # Faulty
 //

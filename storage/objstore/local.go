@@ -124,16 +124,14 @@ func (l *Local) PutIfAbsent(ctx context.Context, key string, data []byte) (Versi
 		return "", opErr("putifabsent", key, err)
 	}
 	linkErr := os.Link(tmp, l.LocalPath(key))
-	rmErr := os.Remove(tmp)
+	// Whatever the outcome, drop the temp name. If this fails the object is
+	// still published (or not) correctly; a stray temp file is never listed.
+	_ = os.Remove(tmp)
 	if linkErr != nil {
 		if errors.Is(linkErr, fs.ErrExist) {
 			return "", opErr("putifabsent", key, ErrExists)
 		}
 		return "", opErr("putifabsent", key, linkErr)
-	}
-	if rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) {
-		// The object is published; a stray temp file is harmless (List skips it).
-		_ = rmErr
 	}
 	if err := syncDir(filepath.Dir(l.LocalPath(key))); err != nil {
 		return "", opErr("putifabsent", key, err)

@@ -10,6 +10,8 @@
 //     (WriteOptions.RowGroupRows, default 1<<20): many small batches make
 //     few row groups (plain Write would make one row group per batch);
 //   - zstd compression (default), column statistics enabled;
+//   - dictionary encoding off for mostly-distinct kinds (int64, float64,
+//     decimal, time, timestamp(tz), uuid, interval), on for the others;
 //   - the Arrow schema stored in the file metadata (ARROW:schema), so
 //     readers get back the exact Arrow types and field metadata;
 //   - every column carries its Iceberg field id (PARQUET:field_id from

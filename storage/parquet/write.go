@@ -64,13 +64,25 @@ func WriteFile(w io.Writer, sch *schema.Schema, batches []arrow.RecordBatch, opt
 		mem = memory.DefaultAllocator
 	}
 	fileSchema := FileSchema(sch)
-	props := pq.NewWriterProperties(
+	wprops := []pq.WriterProperty{
 		pq.WithCompression(opts.Compression.codec()),
 		pq.WithStats(true),
 		pq.WithMaxRowGroupLength(rg),
 		pq.WithAllocator(mem),
 		pq.WithCreatedBy("bsdb-pg"),
-	)
+	}
+	// Dictionary encoding pays off for repetitive values (strings, bools,
+	// small ints); for wide numeric and temporal columns, which are mostly
+	// distinct (ids, timestamps), its hash table costs more than it saves
+	// and the writer falls back to plain after the dictionary page fills.
+	for _, c := range sch.Columns {
+		switch c.Kind {
+		case schema.KindInt64, schema.KindFloat64, schema.KindTimestamp, schema.KindTimestampTZ,
+			schema.KindTime, schema.KindDecimal, schema.KindUUID, schema.KindInterval:
+			wprops = append(wprops, pq.WithDictionaryFor(c.Name, false))
+		}
+	}
+	props := pq.NewWriterProperties(wprops...)
 	cw := &countingWriter{w: w}
 	fw, err := pqarrow.NewFileWriter(fileSchema, cw, props,
 		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem)))
