@@ -86,6 +86,16 @@
 // the byte layout: signature "PGCOPY\n\377\r\n\0", int32 flags, int32
 // extension length, tuples of int16 count + int32-length fields, -1 trailer).
 //
+// JSON input errors (jsonerr.go) carry PostgreSQL's DETAIL (Token "x" is
+// invalid., Expected ":", but found "}"., The input string ended
+// unexpectedly., ...) and CONTEXT ("JSON data, line N: <line up to the
+// token>", "..." where cut), for json and jsonb alike; json keeps its text.
+// jsonb text output (AppendText) normalizes whatever text it is given, so
+// engine-produced fragments (DuckDB prints compact JSON) print as
+// jsonb_out would. Numeric encoders accept a float64 (NaN, ±Infinity, or a
+// finite value with 15 significant digits), which is how the SQL layer
+// carries numeric NaN through DuckDB.
+//
 // Errors are *pgerr.Error with PostgreSQL's SQLSTATE and message text (22P02
 // invalid_text_representation, 22003 numeric_value_out_of_range, 22007
 // invalid_datetime_format, 22008 datetime_field_overflow, 22001

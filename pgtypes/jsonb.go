@@ -1,6 +1,7 @@
 package pgtypes
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"unicode/utf16"
@@ -22,7 +23,7 @@ func NormalizeJSONB(text []byte) (string, error) {
 	}
 	p.ws()
 	if p.i != len(p.s) {
-		return "", p.fail()
+		return "", p.failExpect(expectEnd)
 	}
 	return string(v.appendTo(nil)), nil
 }
@@ -39,10 +40,6 @@ type jsonParser struct {
 	i int
 }
 
-func (p *jsonParser) fail() error {
-	return pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type json")
-}
-
 func (p *jsonParser) ws() {
 	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t' || p.s[p.i] == '\n' || p.s[p.i] == '\r') {
 		p.i++
@@ -56,7 +53,7 @@ func (p *jsonParser) value(depth int) (jsonValue, error) {
 		return jsonValue{}, pgerr.New(pgerr.ProgramLimitExceeded, "stack depth limit exceeded")
 	}
 	if p.i >= len(p.s) {
-		return jsonValue{}, p.fail()
+		return jsonValue{}, p.failExpect(expectValue)
 	}
 	switch c := p.s[p.i]; {
 	case c == '{':
@@ -67,10 +64,11 @@ func (p *jsonParser) value(depth int) (jsonValue, error) {
 			p.i++
 			return jsonValue{kind: 'o'}, nil
 		}
+		keyExpect := expectFirstKey
 		for {
 			p.ws()
 			if p.i >= len(p.s) || p.s[p.i] != '"' {
-				return jsonValue{}, p.fail()
+				return jsonValue{}, p.failExpect(keyExpect)
 			}
 			k, err := p.str()
 			if err != nil {
@@ -78,7 +76,7 @@ func (p *jsonParser) value(depth int) (jsonValue, error) {
 			}
 			p.ws()
 			if p.i >= len(p.s) || p.s[p.i] != ':' {
-				return jsonValue{}, p.fail()
+				return jsonValue{}, p.failExpect(expectColon)
 			}
 			p.i++
 			p.ws()
@@ -90,13 +88,14 @@ func (p *jsonParser) value(depth int) (jsonValue, error) {
 			p.ws()
 			if p.i < len(p.s) && p.s[p.i] == ',' {
 				p.i++
+				keyExpect = expectKey
 				continue
 			}
 			if p.i < len(p.s) && p.s[p.i] == '}' {
 				p.i++
 				break
 			}
-			return jsonValue{}, p.fail()
+			return jsonValue{}, p.failExpect(expectObjectNext)
 		}
 		out := jsonValue{kind: 'o', keys: make([]string, 0, len(obj))}
 		for k := range obj {
@@ -137,7 +136,7 @@ func (p *jsonParser) value(depth int) (jsonValue, error) {
 				p.i++
 				return out, nil
 			}
-			return jsonValue{}, p.fail()
+			return jsonValue{}, p.failExpect(expectArrayNext)
 		}
 	case c == '"':
 		s, err := p.str()
@@ -148,7 +147,7 @@ func (p *jsonParser) value(depth int) (jsonValue, error) {
 			p.i++
 		}
 		if p.i >= len(p.s) || !isDigit(p.s[p.i]) {
-			return jsonValue{}, p.fail()
+			return jsonValue{}, p.invalidToken(start)
 		}
 		if p.s[p.i] == '0' {
 			p.i++
@@ -160,7 +159,7 @@ func (p *jsonParser) value(depth int) (jsonValue, error) {
 		if p.i < len(p.s) && p.s[p.i] == '.' {
 			p.i++
 			if p.i >= len(p.s) || !isDigit(p.s[p.i]) {
-				return jsonValue{}, p.fail()
+				return jsonValue{}, p.invalidToken(start)
 			}
 			for p.i < len(p.s) && isDigit(p.s[p.i]) {
 				p.i++
@@ -172,7 +171,7 @@ func (p *jsonParser) value(depth int) (jsonValue, error) {
 				p.i++
 			}
 			if p.i >= len(p.s) || !isDigit(p.s[p.i]) {
-				return jsonValue{}, p.fail()
+				return jsonValue{}, p.invalidToken(start)
 			}
 			for p.i < len(p.s) && isDigit(p.s[p.i]) {
 				p.i++
@@ -190,7 +189,7 @@ func (p *jsonParser) value(depth int) (jsonValue, error) {
 				return jsonValue{kind: 'l', str: lit}, nil
 			}
 		}
-		return jsonValue{}, p.fail()
+		return jsonValue{}, p.failExpect(expectValue)
 	}
 }
 
@@ -207,11 +206,12 @@ func (p *jsonParser) hex4() (rune, bool) {
 }
 
 func (p *jsonParser) str() (string, error) {
+	start := p.i
 	p.i++ // opening quote
 	var out []byte
 	for {
 		if p.i >= len(p.s) {
-			return "", p.fail()
+			return "", p.invalidToken(start)
 		}
 		c := p.s[p.i]
 		switch {
@@ -219,7 +219,7 @@ func (p *jsonParser) str() (string, error) {
 			p.i++
 			return string(out), nil
 		case c < 0x20:
-			return "", p.fail()
+			return "", p.jsonError(p.i, fmt.Sprintf("Character with value 0x%02x must be escaped.", c))
 		case c != '\\':
 			out = append(out, c)
 			p.i++
@@ -227,7 +227,7 @@ func (p *jsonParser) str() (string, error) {
 		}
 		p.i++
 		if p.i >= len(p.s) {
-			return "", p.fail()
+			return "", p.invalidToken(start)
 		}
 		e := p.s[p.i]
 		p.i++
@@ -247,28 +247,27 @@ func (p *jsonParser) str() (string, error) {
 		case 'u':
 			r, ok := p.hex4()
 			if !ok {
-				return "", p.fail()
+				return "", p.jsonError(min(p.i+4, len(p.s)), `"\u" must be followed by four hexadecimal digits.`)
 			}
 			if r == 0 {
-				return "", pgerr.New(pgerr.UntranslatableCharacter, "unsupported Unicode escape sequence").
-					WithDetail("\\u0000 cannot be converted to text.")
+				e := p.jsonError(p.i, "\\u0000 cannot be converted to text.")
+				e.Code, e.Message = pgerr.UntranslatableCharacter, "unsupported Unicode escape sequence"
+				return "", e
 			}
 			if utf16.IsSurrogate(r) {
 				if r >= 0xDC00 || p.i+2 > len(p.s) || p.s[p.i] != '\\' || p.s[p.i+1] != 'u' {
-					return "", pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type json").
-						WithDetail("Unicode low surrogate must follow a high surrogate.")
+					return "", p.jsonError(p.i, "Unicode low surrogate must follow a high surrogate.")
 				}
 				p.i += 2
 				r2, ok := p.hex4()
 				if !ok || r2 < 0xDC00 || r2 > 0xDFFF {
-					return "", pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type json").
-						WithDetail("Unicode low surrogate must follow a high surrogate.")
+					return "", p.jsonError(p.i, "Unicode low surrogate must follow a high surrogate.")
 				}
 				r = utf16.DecodeRune(r, r2)
 			}
 			out = utf8.AppendRune(out, r)
 		default:
-			return "", p.fail()
+			return "", p.jsonError(p.i, fmt.Sprintf("Escape sequence \"\\%c\" is invalid.", e))
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package pgtypes
 
 import (
-	"encoding/json"
 	"math"
 	"math/big"
 	"strconv"
@@ -75,8 +74,12 @@ func ParseText(oid uint32, typmod int32, text []byte, s *Settings) (any, error) 
 	case OIDUUID:
 		return parseUUID(text)
 	case OIDJSON:
-		if !json.Valid(text) {
-			return nil, pgerr.New(pgerr.InvalidTextRepresentation, "invalid input syntax for type json")
+		// json keeps its text; validation is jsonb's parser (PostgreSQL's
+		// error DETAIL/CONTEXT), except that json accepts \u0000.
+		if _, err := NormalizeJSONB(text); err != nil {
+			if e, ok := pgerr.As(err); !ok || e.Code != pgerr.UntranslatableCharacter {
+				return nil, err
+			}
 		}
 		return string(text), nil
 	case OIDJSONB:

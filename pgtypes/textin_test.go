@@ -32,7 +32,8 @@ var inputCases = []struct {
 	{"char(3)", OIDBPChar, VarcharTypmod(3), []string{"a", "abc", "abcd", "abc  "}},
 	{"bytea", OIDBytea, -1, []string{`\x`, `\x0aff`, `\x0A FF`, `\x0`, `\xzz`, `abc`, `a\\b`, `\001\377`, `\q`, `\x12 3`}},
 	{"uuid", OIDUUID, -1, []string{"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "A0EEBC999C0B4EF8BB6D6BB9BD380A11", "{a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11}", "a0eebc99-9c0b4ef8-bb6d6bb9-bd380a11", "a0ee-bc99-9c0b-4ef8-bb6d-6bb9-bd38-0a11", "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a1", "xyz", " a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"}},
-	{"json", OIDJSON, -1, []string{`{"a":1}`, `[1,2`, ` "x" `, `nul`}},
+	{"json", OIDJSON, -1, []string{`{"a":1}`, `[1,2`, ` "x" `, `nul`, `{bad`, `{"a" 1}`, `[1 2]`, `"abc`, `{"a":1}x`, `{"a":1,}`, `{"a":1, 2}`, `[1,]`, `1.`, `-`, `{"a":"b` + "\n" + `"}`, `"\q"`, `"\u12"`,
+		"{\n  \"a\": tru,\n  \"b\": 2}", `{"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa": 1, "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb": bad, "c": 1}`, ``, `   `}},
 	{"jsonb", OIDJSONB, -1, []string{`{"b":1,"a":{"c":[1,2.0,"x"]}}`, `{"a":1,"a":2}`, `"\ud83d\ude00"`, `"\u0000"`, `[1,]`, `1e2`, `-0.0`, `{"aaa":1,"b":2,"aa":3}`}},
 	{"date", OIDDate, -1, []string{"2024-02-29", "2023-02-29", "1/8/1999", "January 8, 1999", "1999-Jan-08", "08-Jan-1999", "Jan-08-1999", "19990108", "990108x", "1999.01.08", "epoch", "infinity", "-infinity", "0001-01-01 BC", "4714-11-24 BC", "4714-11-23 BC", "5874897-12-31", "5874898-01-01", "2024-13-01", "garbage", "1/18/1999", "99-01-08", "2024-02-29 12:34"}},
 	{"time", OIDTime, -1, []string{"04:05:06.789", "04:05", "4:05 PM", "12:00 AM", "24:00:00", "24:00:01", "04:05:06.1234567", "allballs", "04:60", "040506", "2003-04-12 04:05:06", "xx"}},
@@ -113,6 +114,10 @@ func TestTextInputMatchesPostgres(t *testing.T) {
 				if e.Code != pgErr.Code || e.Message != pgErr.Message {
 					fails++
 					t.Errorf("%s: error %s %q, PostgreSQL %s %q", expr, e.Code, e.Message, pgErr.Code, pgErr.Message)
+				} else if (tc.oid == OIDJSON || tc.oid == OIDJSONB) && (e.Detail != pgErr.Detail || e.Where != pgErr.Where) {
+					// JSON errors: users see DETAIL and CONTEXT too.
+					fails++
+					t.Errorf("%s: detail %q context %q, PostgreSQL %q %q", expr, e.Detail, e.Where, pgErr.Detail, pgErr.Where)
 				}
 				continue
 			}

@@ -23,6 +23,15 @@ func AppendText(buf []byte, oid uint32, typmod int32, v any, s *Settings) ([]byt
 		return buf, fmt.Errorf("pgtypes: AppendText: NULL has no text form")
 	}
 	switch oid {
+	case OIDJSONB:
+		// jsonb prints its normalized form whatever text the engine
+		// produced (DuckDB's JSON functions print compactly).
+		if str, ok := toStr(v); ok {
+			if norm, err := NormalizeJSONB([]byte(str)); err == nil {
+				return append(buf, norm...), nil
+			}
+			return append(buf, str...), nil
+		}
 	case OIDBool:
 		b, ok := v.(bool)
 		if !ok {
@@ -235,6 +244,24 @@ func toNumeric(v any) (Numeric, bool) {
 		return *x, true
 	case *big.Int:
 		return Numeric{Int: x}, true
+	case string:
+		// Numeric text computed by the SQL layer (exact division).
+		n, err := ParseNumeric([]byte(x))
+		return n, err == nil
+	case float64:
+		// The SQL layer carries numeric NaN/±Infinity as a DOUBLE (DuckDB's
+		// DECIMAL has none); finite values convert like float8::numeric
+		// (15 significant digits).
+		switch {
+		case math.IsNaN(x):
+			return Numeric{NaN: true}, true
+		case math.IsInf(x, 1):
+			return Numeric{Inf: 1}, true
+		case math.IsInf(x, -1):
+			return Numeric{Inf: -1}, true
+		}
+		n, err := ParseNumeric([]byte(strconv.FormatFloat(x, 'g', 15, 64)))
+		return n, err == nil
 	}
 	if i, ok := toInt64(v); ok {
 		return NumericFromInt64(i), true

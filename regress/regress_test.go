@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,13 +38,55 @@ func TestRegress(t *testing.T) {
 	}
 	psql := findPsql(t)
 	names := scripts(t)
+	known := knownFailures(t)
 	srv := testserver.Start(t, testserver.Options{})
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			out, err := runScript(psql, srv.URL, name)
+			if reason, ok := known[name]; ok {
+				checkKnownFailure(t, name, reason, out, err)
+				return
+			}
 			check(t, name, out, err)
 		})
 	}
+}
+
+// knownFailures reads known_failures.txt: script name -> reason.
+func knownFailures(t *testing.T) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile("known_failures.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, reason, _ := strings.Cut(line, " ")
+		m[name] = strings.TrimSpace(reason)
+	}
+	return m
+}
+
+// checkKnownFailure logs the diff of a known failure and fails when the
+// script unexpectedly matches PostgreSQL (the list must stay current).
+func checkKnownFailure(t *testing.T, name, reason string, out []byte, err error) {
+	t.Helper()
+	if werr := writeResult(name, out); werr != nil {
+		t.Error(werr)
+	}
+	diff, derr := diffExpected(resultsDir, name, out)
+	if derr != nil {
+		t.Fatal(derr)
+	}
+	if err == nil && diff == "" {
+		t.Errorf("%s now matches PostgreSQL: remove it from known_failures.txt", name)
+		return
+	}
+	t.Logf("KNOWN FAILURE %s (%s):\n%s", name, reason, diff)
 }
 
 // TestRegressAgainstPostgres runs every script against the reference

@@ -3,15 +3,17 @@ package server
 import (
 	"context"
 	"fmt"
+	"sort"
+	"sync"
 
 	"github.com/bsdb/bsdb-pg/pgcatalog"
 	"github.com/bsdb/bsdb-pg/pgerr"
 	bsql "github.com/bsdb/bsdb-pg/sql"
 )
 
-// System catalogs (package pgcatalog): the session creates the catalog
-// relations and function macros on its DuckDB connection once, and the
-// binder refreshes the dynamic relations (pg_class, pg_attribute,
+// System catalogs (package pgcatalog): on first use, the session creates
+// the catalog relations and function macros on its DuckDB connection (the
+// static relations once per database), and the binder refreshes the dynamic relations (pg_class, pg_attribute,
 // pg_stat_activity, information_schema.columns, ...) from the storage
 // catalog before the first system relation a statement reads.
 
@@ -19,15 +21,51 @@ func (s *session) facts() pgcatalog.Facts {
 	return pgcatalog.Facts{Database: s.db, User: s.user, PID: s.info.PID, ServerVersion: ServerVersion, StartTime: s.b.start}
 }
 
-// initCatalog runs pgcatalog's per-connection setup.
-func (s *session) initCatalog(ctx context.Context) error {
-	for _, q := range pgcatalog.StaticSetup(s.facts()) {
+// sessionCatalog is a connection's system catalog state.
+type sessionCatalog struct {
+	ready bool                // SessionSetup has run on the connection
+	ref   pgcatalog.Refresher // what the dynamic relations hold
+}
+
+// sharedCatalogs runs pgcatalog.SharedSetup once per DuckDB database.
+var sharedCatalogs sync.Map // *sql.DB -> *sharedSetup
+
+type sharedSetup struct {
+	once sync.Once
+	err  error
+}
+
+// ensureCatalog prepares the connection for catalog queries, on first use
+// only: connections that never look at the catalog (pgbench, ETL) pay
+// nothing.
+func (s *session) ensureCatalog(ctx context.Context) error {
+	if s.pgcat.ready {
+		return nil
+	}
+	v, _ := sharedCatalogs.LoadOrStore(s.eng.DB(), &sharedSetup{})
+	sh := v.(*sharedSetup)
+	sh.once.Do(func() {
+		for _, q := range pgcatalog.SharedSetup() {
+			if _, err := s.eng.DB().ExecContext(context.WithoutCancel(ctx), q); err != nil {
+				sh.err = fmt.Errorf("pg_catalog shared setup %.80q: %w", q, err)
+				return
+			}
+		}
+	})
+	if sh.err != nil {
+		return sh.err
+	}
+	for _, q := range pgcatalog.SessionSetup(s.facts()) {
 		if _, err := s.conn.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("pg_catalog setup %.80q: %w", q, err)
 		}
 	}
+	s.pgcat.ready = true
 	return nil
 }
+
+// PrepareSystem implements sql.SystemPreparer.
+func (b *binder) PrepareSystem() error { return b.s.ensureCatalog(b.ctx) }
 
 // lookupSystem resolves schema.name as a system relation. handled is false
 // when schema is not a system schema and name is not a catalog relation.
@@ -40,6 +78,9 @@ func (b *binder) lookupSystem(schema, name string) (info *bsql.TableInfo, handle
 		return nil, true, pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", schema, name)
 	}
 	if !b.sysFresh {
+		if err := b.s.ensureCatalog(b.ctx); err != nil {
+			return nil, true, err
+		}
 		if err := b.s.refreshCatalog(b.ctx); err != nil {
 			return nil, true, err
 		}
@@ -59,8 +100,9 @@ func (s *session) refreshCatalog(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, q := range pgcatalog.Refresh(snap, s.facts()) {
+	for _, q := range s.pgcat.ref.Statements(snap, s.facts()) {
 		if _, err := s.conn.ExecContext(ctx, q); err != nil {
+			s.pgcat.ref.Reset()
 			return fmt.Errorf("pg_catalog refresh %.80q: %w", q, err)
 		}
 	}
@@ -92,6 +134,14 @@ func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, err
 		}
 		snap.Tables = append(snap.Tables, pt)
 	}
+	for _, g := range gucs {
+		v, _, err := s.set.get(g.name)
+		if err != nil {
+			continue
+		}
+		snap.Settings = append(snap.Settings, pgcatalog.Setting{Name: g.name, Value: v, Default: g.def, ShortDesc: g.desc, ReadOnly: g.readOnly})
+	}
+	sort.Slice(snap.Settings, func(i, j int) bool { return snap.Settings[i].Name < snap.Settings[j].Name })
 	if s.b.Server != nil {
 		if srv := s.b.Server(); srv != nil {
 			for _, si := range srv.Sessions() {

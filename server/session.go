@@ -104,6 +104,8 @@ type session struct {
 	tx   *txState
 	// notices queued by the running statement, sent before its completion.
 	notices []*pgerr.Error
+	// pgcat: system catalog state of the connection (pgcatalog.go).
+	pgcat sessionCatalog
 }
 
 func (s *session) initConn(ctx context.Context) error {
@@ -111,9 +113,6 @@ func (s *session) initConn(ctx context.Context) error {
 		if _, err := s.conn.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("duckdb session setup %q: %w", q, err)
 		}
-	}
-	if err := s.initCatalog(ctx); err != nil {
-		return err
 	}
 	return s.syncZone(ctx)
 }

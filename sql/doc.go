@@ -21,7 +21,8 @@
 //     (one place; to be unified with pgtypes).
 //
 // It knows nothing of storage: tables are resolved through the Catalog
-// interface, which the planner implements; each table comes with FromSQL,
+// interface, which the planner implements (optionally also SettingsSource,
+// the session's pgtypes.Settings for literal input); each table comes with FromSQL,
 // a DuckDB FROM item producing its rows.
 //
 // # Translation pipeline (TranslateQuery)
@@ -45,9 +46,14 @@
 // missing), renamed to a placeholder __bsdb_rel_<i>__ and given its alias
 // (the table name when the user gave none), so `FROM t` becomes
 // `FROM <FromSQL> t` and every qualified column reference still binds.
-// pg_catalog.* / information_schema.* (and unqualified pg_* names) are left
-// to DuckDB's own catalog views for now: a known gap (DuckDB's pg_catalog is
-// partial and knows nothing of our tables).
+// pg_catalog.* / information_schema.* (and unqualified pg_* names, which
+// PostgreSQL finds in pg_catalog first) are looked up in the Catalog too,
+// with the schema "pg_catalog" / "information_schema"; the server serves
+// them from package pgcatalog (syscat.go). An unqualified pg_* name that is
+// no system relation is then looked up as an ordinary table. syscat.go also
+// rewrites the idioms of catalog queries before translation (catalog
+// functions -> pgcatalog's macros, reg* casts, OPERATOR(pg_catalog.~),
+// COLLATE pg_catalog.default, = ANY(array), 0-based int2vector subscripts).
 //
 // Parameters: $n keeps DuckDB's $n. Its type is the declared one if the
 // client declared it; else inferred from context: the other operand of a
@@ -64,18 +70,44 @@
 // change DuckDB's "column not found" error). Query.Columns carries the
 // inferred PostgreSQL types; TypeOID 0 = ask DuckDB (PGTypeOfDuckDB).
 //
-// # Rewrites, and why (each has a differential test in diff_test.go)
+// # Literal folding (literal.go)
+//
+// A string literal cast to a type ('03/04/2024'::date, DATE '...',
+// interval '1 year 2 mons', '\x0102'::bytea, 'NaN'::numeric, '1.5'::int,
+// 'maybe'::boolean, '{..}'::jsonb), a number cast to numeric (1e3::numeric),
+// and a constant in INSERT ... VALUES assigned to a typed column are
+// evaluated at translation time by pgtypes.ParseText (PostgreSQL's input
+// function and typmod) and replaced by a DuckDB literal in canonical form:
+// '2024-03-04'::date, an ISO timestamp with +00, 'M months D days U
+// microseconds'::interval, unhex('0102'), '1.005'::decimal(4,3) (the
+// smallest precision holding the value, so that DuckDB's VALUES type
+// unification never cuts digits), 'NaN'::double for numeric NaN/±Infinity
+// (DuckDB's DECIMAL has none; the column stays numeric and pgtypes encodes
+// the float as numeric). Input errors are PostgreSQL's (22P02, 22007,
+// 22008, 22003, 22023, json's DETAIL/CONTEXT) with the literal's position;
+// typmod errors (22001 value too long, numeric field overflow) carry no
+// position, as in PostgreSQL. Text types are not folded (identity input),
+// except VALUES items for varchar(n)/char(n), which get PostgreSQL's length
+// check and silent cut of trailing blanks (char values are passed without
+// padding; storage pads). Input depends on the session (DateStyle's field
+// order, TimeZone, IntervalStyle): a Catalog that also implements
+// SettingsSource supplies them (the server's binder does); otherwise
+// pgtypes.DefaultSettings().
+//
+// # Rewrites, and why (each has a differential test in diff_test.go or
+// literal_test.go)
 //
 //   - a / b -> __bsdb_div(a, b), a % b -> __bsdb_mod(a, b) (macros, Setup):
 //     DuckDB returns NULL on division by zero; PostgreSQL raises 22012 for
 //     integer, numeric and float. With integer_division (Setup) DuckDB's
 //     integer / truncates toward zero like PostgreSQL, and % takes the
 //     dividend's sign in both.
-//   - numeric / numeric -> CAST(... AS DECIMAL(38,16)): DuckDB divides
-//     DECIMALs in DOUBLE. PostgreSQL's result scale depends on the values
-//     (select_div_scale); 16 fractional digits is its result for operands
-//     of weight 0 (the common case). Gap: precision is DOUBLE's (~15-17
-//     significant digits) and the displayed scale can differ.
+//   - numeric / numeric -> CAST(... AS DECIMAL(38,16)) inside
+//     expressions (DuckDB divides DECIMALs in DOUBLE); as a top-level
+//     select-list item of the outermost query (and avg(integer|numeric) =
+//     sum / count) -> __bsdb_numdiv(x, y, fallback): the exact quotient
+//     with PostgreSQL's value-dependent scale (select_div_scale), as numeric
+//     text (numdiv.go explains when it applies).
 //   - Integer literals are pinned: 1 -> 1::integer, 3000000000 -> ::bigint
 //     (PostgreSQL's literal typing). DuckDB types literals as flexible
 //     INTEGER_LITERALs that adapt to the other operand (smallint + 1 stays
@@ -84,7 +116,8 @@
 //   - sum(int2|int4) -> CAST(sum(x) AS BIGINT) (DuckDB: HUGEINT; PostgreSQL
 //     bigint). sum(int8) stays HUGEINT, reported as numeric like
 //     PostgreSQL's. avg(integer|numeric) -> CAST(avg(x) AS DECIMAL(38,16))
-//     (DuckDB: DOUBLE; PostgreSQL: numeric; same precision gap as division).
+//     (DuckDB: DOUBLE; PostgreSQL: numeric), or the exact sum / count form
+//     of division when top-level.
 //   - date_trunc(text, date) -> date_trunc(text, date::timestamptz):
 //     PostgreSQL has no date variant and returns timestamptz.
 //   - generate_series(int, int[, int]) in FROM -> a subselect casting its
@@ -99,6 +132,26 @@
 //     scale (6 for second/epoch, 3 for milliseconds, else 0), date_part ->
 //     CAST(... AS DOUBLE); the "second" field is computed from microseconds
 //     / 1e6 because DuckDB's second field drops the fraction.
+//   - float arithmetic (+ - *) -> __bsdb_fchk(x op y, x, y): DuckDB gives
+//     ±Infinity on overflow, PostgreSQL raises 22003 "value out of range:
+//     overflow" unless an operand was infinite. float4 op integer/numeric
+//     computes in float8 (PostgreSQL resolves to float8 op float8): the
+//     float4 side is cast to DOUBLE.
+//   - Operators PostgreSQL lacks: a string type (text/varchar/char) with a
+//     number in arithmetic or comparison is 42883 "operator does not exist:
+//     text = integer" at the operator (DuckDB would cast implicitly).
+//   - Column names are case-sensitive: a reference that matches a column
+//     only case-insensitively ("MixedCase"."Id" vs id) is 42703 with
+//     PostgreSQL's hint, when every relation in scope has known columns
+//     (DuckDB binds case-insensitively). Output-column names referenced by
+//     ORDER BY are accepted.
+//   - octet_length(text) -> strlen (bytes; DuckDB's octet_length takes
+//     only BLOB); octet_length(char(n)) counts the padding (rpad to n);
+//     length(char(n)) ignores trailing blanks; length(bytea) ->
+//     octet_length. char(n) -> text casts and char(n) || text drop the
+//     padding (rtrim), as PostgreSQL's bpchar-to-text conversion.
+//   - json/jsonb -> and #> keep the operand's type (jsonb output is
+//     normalized by pgtypes); ->> and #>> are text.
 //   - round(float8) -> round_even(x, 0): PostgreSQL rounds floats half to
 //     even (rint), DuckDB half away from zero. round(numeric[, n]) is half
 //     away from zero in both.
@@ -113,8 +166,9 @@
 //
 // Session setup (Setup): integer_division = true; default_null_order =
 // nulls_last_on_asc_first_on_desc (PostgreSQL sorts NULL as the largest
-// value: last ascending, first descending); the division macros; and the
-// INSERT check macros __bsdb_check_len / __bsdb_check_not_null. Macros are
+// value: last ascending, first descending); the division macros; the float
+// overflow check __bsdb_fchk; the exact numeric division __bsdb_numdiv and
+// its helpers (numdiv.go); and the INSERT check macros __bsdb_check_len / __bsdb_check_not_null. Macros are
 // TEMP (connection-local) so no two connections contend on the catalog.
 //
 // Semantics that need no rewrite (verified by the differential test):
@@ -148,14 +202,21 @@
 //   - String ordering is DuckDB's byte order, i.e. PostgreSQL's "C"
 //     collation (COLLATE "C" gives identical results; a database created
 //     with a linguistic locale would sort differently).
-//   - numeric: 38 digits at most; unconstrained numeric is DECIMAL(38,10);
-//     division and avg go through DOUBLE (see above).
+//   - numeric: 38 digits at most; unconstrained numeric columns are
+//     computed as DECIMAL(38,10) (planner.ViewType), so a value with more
+//     than 28 integer digits cannot be inserted and values print with scale
+//     10 instead of their own; a division nested in an expression (or
+//     referenced by ORDER BY/GROUP BY) goes through DOUBLE with a fixed
+//     scale 16, where PostgreSQL's result scale depends on the values —
+//     only top-level results get the exact form (numdiv.go).
+//   - Literal folding covers casts of constants only; a column cast
+//     (t::date) is still DuckDB's parser (DateStyle-independent ISO input).
+//   - Float overflow of / (1e308 / 1e-10) is not checked (only + - *).
 //   - Error messages: 42803 names the column unqualified ("i" where
 //     PostgreSQL says "nums.i"); 42883 for an unknown function cannot always
 //     name the argument types.
 //   - Volatile expressions used as divisors are evaluated twice by the
 //     division macro (random() / random() differs from PostgreSQL).
-//   - pg_catalog / information_schema are DuckDB's.
 //   - UPDATE, DELETE, ON CONFLICT, SELECT ... FOR UPDATE, SELECT INTO are
 //     classified but not translated.
 //

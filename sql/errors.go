@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/bsdb/bsdb-pg/pgerr"
@@ -11,6 +12,9 @@ import (
 
 // duckTypeToPG spells DuckDB's internal and SQL type names the way
 // PostgreSQL's messages do.
+// decimalTypeRE finds the target DECIMAL(p,s) in a DuckDB cast error.
+var decimalTypeRE = regexp.MustCompile(`DECIMAL\((\d+),\s*(\d+)\)`)
+
 var duckTypeToPG = map[string]string{
 	"INT8": "smallint", "TINYINT": "smallint", "INT16": "smallint", "SMALLINT": "smallint",
 	"INT32": "integer", "INTEGER": "integer", "INTEGER_LITERAL": "integer",
@@ -85,6 +89,9 @@ var errRules = []errRule{
 	{re: regexp.MustCompile(`^Invalid Input Error: (null value in column .* violates not-null constraint)`), fn: func(m []string, _ string) *pgerr.Error {
 		return pgerr.New(pgerr.NotNullViolation, "%s", firstLine(m[1]))
 	}},
+	{re: regexp.MustCompile(`^Invalid Input Error: value out of range: overflow`), fn: func(m []string, _ string) *pgerr.Error {
+		return pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: overflow")
+	}},
 	{re: regexp.MustCompile(`^Invalid Input Error: division by zero`), fn: func(m []string, _ string) *pgerr.Error {
 		return pgerr.New(pgerr.DivisionByZero, "division by zero")
 	}},
@@ -108,7 +115,17 @@ var errRules = []errRule{
 		return pgerr.New(pgerr.NumericValueOutOfRange, "%s", overflowMessage(m[1]))
 	}},
 	{re: regexp.MustCompile(`Casting value "?[^"]*"? to type (DECIMAL\(\d+,\s*\d+\)) failed: value is out of range|Could not cast value \S+ to (DECIMAL)|out of range for.*DECIMAL`), fn: func(m []string, _ string) *pgerr.Error {
-		return pgerr.New(pgerr.NumericValueOutOfRange, "numeric field overflow")
+		e := pgerr.New(pgerr.NumericValueOutOfRange, "numeric field overflow")
+		if d := decimalTypeRE.FindStringSubmatch(m[0]); d != nil {
+			p, _ := strconv.Atoi(d[1])
+			s, _ := strconv.Atoi(d[2])
+			if p-s > 0 {
+				e = e.WithDetail("A field with precision %d, scale %d must round to an absolute value less than 10^%d.", p, s, p-s)
+			} else {
+				e = e.WithDetail("A field with precision %d, scale %d must round to an absolute value less than 1.", p, s)
+			}
+		}
+		return e
 	}},
 	{re: regexp.MustCompile(`Referenced column "([^"]+)" not found`), pos: true, fn: func(m []string, _ string) *pgerr.Error {
 		return pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", m[1])

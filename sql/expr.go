@@ -7,6 +7,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/bsdb/bsdb-pg/pgerr"
+	"github.com/bsdb/bsdb-pg/pgtypes"
 )
 
 // expr translates an expression in place and infers its PostgreSQL type.
@@ -17,6 +18,9 @@ func (tr *translator) expr(n *pg_query.Node, sc *scope, want typ) (typ, error) {
 	}
 	switch v := n.GetNode().(type) {
 	case *pg_query.Node_ColumnRef:
+		if err := checkColumnCase(v.ColumnRef, sc); err != nil {
+			return unknownTyp, err
+		}
 		return tr.columnRef(v.ColumnRef, sc), nil
 	case *pg_query.Node_ParamRef:
 		num := int(v.ParamRef.Number)
@@ -29,7 +33,7 @@ func (tr *translator) expr(n *pg_query.Node, sc *scope, want typ) (typ, error) {
 	case *pg_query.Node_AConst:
 		return tr.constant(n, v.AConst), nil
 	case *pg_query.Node_TypeCast:
-		return tr.typeCast(v.TypeCast, sc)
+		return tr.typeCast(n, v.TypeCast, sc)
 	case *pg_query.Node_AExpr:
 		return tr.aExpr(n, v.AExpr, sc, want)
 	case *pg_query.Node_BoolExpr:
@@ -194,7 +198,7 @@ func castTo(n *pg_query.Node, t typ) error {
 	return nil
 }
 
-func (tr *translator) typeCast(tc *pg_query.TypeCast, sc *scope) (typ, error) {
+func (tr *translator) typeCast(n *pg_query.Node, tc *pg_query.TypeCast, sc *scope) (typ, error) {
 	oid, mod, err := ResolveTypeName(tc.TypeName)
 	if err != nil {
 		// Types we do not know (regclass, oid aliases...) are left to
@@ -205,11 +209,23 @@ func (tr *translator) typeCast(tc *pg_query.TypeCast, sc *scope) (typ, error) {
 		return unknownTyp, nil
 	}
 	t := typ{oid, mod}
+	if c := tc.Arg.GetAConst(); c != nil && (c.GetSval() != nil || oid == OIDNumeric) {
+		// 'text'::type: PostgreSQL's input function decides.
+		if ok, err := tr.foldLiteral(tc.Arg, t); err != nil {
+			return unknownTyp, err
+		} else if ok {
+			n.Node = tc.Arg.Node
+			return t, nil
+		}
+	}
 	if p := tc.Arg.GetParamRef(); p != nil && p.Number >= 1 {
 		// $n::type: typed by the user, no extra cast needed.
 		tr.noteParam(int(p.Number), t)
-	} else if _, err := tr.expr(tc.Arg, sc, t); err != nil {
+	} else if at, err := tr.expr(tc.Arg, sc, t); err != nil {
 		return unknownTyp, err
+	} else if at.oid == OIDBpchar && (oid == OIDText || oid == OIDVarchar) {
+		// bpchar -> text drops the padding (rtrim1 in PostgreSQL).
+		rtrimBlanks(tc.Arg)
 	}
 	if tn, err := duckTypeName(oid, mod); err == nil {
 		tn.Location = tc.TypeName.Location
@@ -258,9 +274,22 @@ func (tr *translator) aExpr(n *pg_query.Node, e *pg_query.A_Expr, sc *scope, wan
 	if e.Lexpr == nil { // prefix operator: -x, +x, ~x
 		return rt, nil
 	}
+	if err := checkOperands(e, op, lt, rt); err != nil {
+		return unknownTyp, err
+	}
 	switch {
 	case arithOps[op]:
 		res := promote(lt, rt, op)
+		if res.oid == OIDFloat8 {
+			// DuckDB computes INTEGER op FLOAT in FLOAT; PostgreSQL
+			// widens the operands to float8 first.
+			if lt.oid == OIDFloat4 {
+				_ = castTo(e.Lexpr, res)
+			}
+			if rt.oid == OIDFloat4 {
+				_ = castTo(e.Rexpr, res)
+			}
+		}
 		if op == "-" && lt.oid == OIDDate && rt.oid == OIDDate {
 			_ = castTo(n, res) // DuckDB: BIGINT; PostgreSQL: integer days
 			return res, nil
@@ -272,10 +301,17 @@ func (tr *translator) aExpr(n *pg_query.Node, e *pg_query.A_Expr, sc *scope, wan
 				// DuckDB divides DECIMALs in DOUBLE; PostgreSQL keeps
 				// numeric. Cast back (scale: doc.go "numeric division").
 				_ = castTo(n, typ{OIDNumeric, TypeModNumeric(38, 16)})
+				tr.noteNumericDivision(n, e.Lexpr, e.Rexpr)
 				res = typ{OIDNumeric, -1}
 			}
 		case "%":
 			rewriteCall(n, "__bsdb_mod", e.Lexpr, e.Rexpr)
+		case "+", "-", "*":
+			if res.oid == OIDFloat8 || res.oid == OIDFloat4 {
+				// Overflow to ±Infinity is an error in PostgreSQL.
+				inner := &pg_query.Node{Node: n.Node}
+				rewriteCall(n, "__bsdb_fchk", inner, e.Lexpr, e.Rexpr)
+			}
 		}
 		return res, nil
 	case op == "||":
@@ -294,11 +330,21 @@ func (tr *translator) aExpr(n *pg_query.Node, e *pg_query.A_Expr, sc *scope, wan
 			if side.t.known() && !isStringType(side.t.oid) {
 				_ = castTo(side.n, typ{OIDText, -1})
 			}
+			if side.t.oid == OIDBpchar {
+				rtrimBlanks(side.n) // bpchar || text concatenates the trimmed value
+			}
 		}
 		if !lt.known() || !rt.known() {
 			// 'a' || NULL: DuckDB types the result after the NULL.
 			_ = castTo(n, typ{OIDText, -1})
 		}
+		return typ{OIDText, -1}, nil
+	case op == "->" || op == "#>":
+		if lt.oid == OIDJSON || lt.oid == OIDJSONB {
+			return lt, nil
+		}
+		return unknownTyp, nil
+	case op == "->>" || op == "#>>":
 		return typ{OIDText, -1}, nil
 	case op == "=" || op == "<>" || op == "!=" || op == "<" || op == ">" || op == "<=" || op == ">=" ||
 		op == "~" || op == "~*" || op == "!~" || op == "!~*" || op == "~~" || op == "!~~" || op == "~~*" || op == "!~~*":
@@ -403,7 +449,9 @@ func promote(l, r typ, op string) typ {
 		// int2 op int2 is int2 in PostgreSQL, and int2 op int4 is int4.
 		return typ{OIDInt2, -1}
 	}
-	if res.oid == OIDFloat4 && (lr == 4 || rr == 4) {
+	if res.oid == OIDFloat4 && lr != rr {
+		// float4 op numeric/integer resolves to float8 op float8 (float8
+		// is the preferred type of the numeric category).
 		return typ{OIDFloat8, -1}
 	}
 	return typ{res.oid, -1}
@@ -542,4 +590,105 @@ func sqlValueFunctionType(op pg_query.SQLValueFunctionOp) typ {
 		return typ{OIDTimestamp, -1}
 	}
 	return typ{OIDName, -1}
+}
+
+// checkOperands rejects the operator/operand combinations PostgreSQL has no
+// operator for and DuckDB would accept by an implicit cast: a string
+// (text, varchar, char) with a number, in arithmetic or comparison.
+// PostgreSQL: 42883 "operator does not exist: text = integer".
+func checkOperands(e *pg_query.A_Expr, op string, lt, rt typ) error {
+	if !arithOps[op] && !comparisonOps[op] {
+		return nil
+	}
+	isStr := func(t typ) bool {
+		return t.oid == OIDText || t.oid == OIDVarchar || t.oid == OIDBpchar
+	}
+	_, lnum := numericRank[lt.oid]
+	_, rnum := numericRank[rt.oid]
+	if !(isStr(lt) && rnum || lnum && isStr(rt)) {
+		return nil
+	}
+	err := pgerr.New(pgerr.UndefinedFunction, "operator does not exist: %s %s %s",
+		pgtypes.FormatType(lt.oid, -1), op, pgtypes.FormatType(rt.oid, -1)).
+		WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+	return withLocation(err, e.Location)
+}
+
+var comparisonOps = map[string]bool{"=": true, "<>": true, "!=": true, "<": true, ">": true, "<=": true, ">=": true}
+
+// rtrimBlanks replaces n by rtrim(n, ' '): the value of a char(n) without
+// its padding, as PostgreSQL's bpchar-to-text conversion gives it.
+func rtrimBlanks(n *pg_query.Node) {
+	inner := &pg_query.Node{Node: n.Node}
+	rewriteCall(n, "rtrim", inner, pg_query.MakeAConstStrNode(" ", -1))
+}
+
+// checkColumnCase rejects a column reference that matches a column only
+// when case is ignored. PostgreSQL identifiers are case-sensitive once
+// folded ("Id" is not id) but DuckDB binds names case-insensitively, so
+// without this check `SELECT id FROM "MixedCase"` would find "Id". It only
+// decides when every relation in scope has known columns; otherwise DuckDB
+// binds (and reports) as before.
+func checkColumnCase(cr *pg_query.ColumnRef, sc *scope) error {
+	var names []string
+	for _, f := range cr.Fields {
+		str := f.GetString_()
+		if str == nil {
+			return nil // rel.* or a[1]
+		}
+		names = append(names, str.Sval)
+	}
+	if len(names) == 0 || len(names) > 2 || sc == nil {
+		return nil
+	}
+	col, rel := names[len(names)-1], ""
+	if len(names) == 2 {
+		rel = names[0]
+	} else {
+		for _, o := range sc.outputs {
+			if o.name == col {
+				return nil // an output column (ORDER BY "Total")
+			}
+		}
+	}
+	var fuzzy string
+	seen := false
+	for s := sc; s != nil; s = s.parent {
+		for _, r := range s.rels {
+			if r.cols == nil {
+				return nil
+			}
+			if rel != "" && r.alias != rel {
+				continue
+			}
+			seen = true
+			for _, c := range r.cols {
+				if c.name == col {
+					return nil
+				}
+				if fuzzy == "" && strings.EqualFold(c.name, col) {
+					fuzzy = r.alias + "." + c.name
+				}
+			}
+		}
+	}
+	if !seen || fuzzy == "" {
+		return nil
+	}
+	what := col
+	if rel != "" {
+		what = rel + "." + col
+	}
+	err := pgerr.New(pgerr.UndefinedColumn, "column %s does not exist", quoteColumnName(what)).
+		WithHint("Perhaps you meant to reference the column \"%s\".", fuzzy)
+	return withLocation(err, cr.Location)
+}
+
+// quoteColumnName spells a column reference in an error message as
+// PostgreSQL does: "c" or r.c.
+func quoteColumnName(s string) string {
+	if strings.Contains(s, ".") {
+		return s
+	}
+	return `"` + s + `"`
 }

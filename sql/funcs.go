@@ -95,6 +95,7 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 	if t, ok := funcResult[name]; ok {
 		switch name {
 		case "length", "char_length", "character_length", "octet_length", "position", "strpos":
+			rewriteLength(fc, name, argTypes)
 			// DuckDB returns BIGINT; PostgreSQL integer.
 			_ = castTo(n, t)
 		case "extract", "date_part":
@@ -118,6 +119,10 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 		switch first.oid {
 		case OIDInt2, OIDInt4, OIDInt8, OIDNumeric:
 			_ = castTo(n, typ{OIDNumeric, TypeModNumeric(38, 16)})
+			if len(fc.Args) == 1 && fc.Over == nil && fc.AggFilter == nil && !fc.AggDistinct && len(fc.AggOrder) == 0 && !fc.AggStar {
+				// PostgreSQL's avg is sum / count in numeric (numdiv.go).
+				tr.noteNumericDivision(n, aggCall("sum", fc.Args[0]), aggCall("count", fc.Args[0]))
+			}
 			return typ{OIDNumeric, -1}, nil
 		case OIDFloat4, OIDFloat8:
 			return typ{OIDFloat8, -1}, nil
@@ -208,4 +213,36 @@ func rewriteDatePart(n *pg_query.Node, fc *pg_query.FuncCall, name string) {
 		return
 	}
 	_ = castTo(n, typ{OIDNumeric, TypeModNumeric(38, scale)})
+}
+
+// rewriteLength gives length functions PostgreSQL's meaning per argument
+// type: octet_length counts bytes (DuckDB's takes only BLOB; strlen counts
+// a string's bytes), including char(n)'s padding; length/char_length of
+// char(n) ignore trailing blanks; length(bytea) is its byte count.
+func rewriteLength(fc *pg_query.FuncCall, name string, args []typ) {
+	if len(fc.Args) != 1 || len(args) != 1 {
+		return
+	}
+	a, t := fc.Args[0], args[0]
+	setName := func(f string) { fc.Funcname = []*pg_query.Node{pg_query.MakeStrNode(f)} }
+	switch {
+	case t.oid == OIDBytea && name != "octet_length":
+		setName("octet_length")
+	case name == "octet_length" && isStringType(t.oid):
+		setName("strlen")
+		if n, ok := charLen(t); ok && t.oid == OIDBpchar {
+			// Stored values may lack the padding: count it explicitly.
+			inner := &pg_query.Node{Node: a.Node}
+			rewriteCall(a, "rpad", inner, pg_query.MakeAConstIntNode(int64(n), -1), pg_query.MakeAConstStrNode(" ", -1))
+		}
+	case t.oid == OIDBpchar && name != "octet_length":
+		rtrimBlanks(a)
+	}
+}
+
+func charLen(t typ) (int, bool) {
+	if t.mod >= 4 {
+		return int(t.mod - 4), true
+	}
+	return 0, false
 }

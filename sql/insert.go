@@ -98,7 +98,11 @@ func TranslateInsert(stmt *pg_query.Node, cat Catalog, declaredParams []uint32) 
 		if width > len(out.Columns) {
 			return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns")
 		}
-		return nil, pgerr.New(pgerr.SyntaxError, "INSERT has more target columns than expressions")
+		e := pgerr.New(pgerr.SyntaxError, "INSERT has more target columns than expressions")
+		if width < len(ins.Cols) {
+			e = withLocation(e, ins.Cols[width].GetResTarget().GetLocation())
+		}
+		return nil, e
 	}
 	src, err := buildInsertSource(ti, out.Columns, srcSQL)
 	if err != nil {
@@ -156,13 +160,13 @@ func (tr *translator) insertSource(sel *pg_query.SelectStmt, ti *TableInfo, out 
 	for _, row := range sel.ValuesLists {
 		items := row.GetList().GetItems()
 		if width >= 0 && len(items) != width {
-			return 0, pgerr.New(pgerr.SyntaxError, "VALUES lists must all be the same length")
+			return 0, withLocation(pgerr.New(pgerr.SyntaxError, "VALUES lists must all be the same length"), exprLocation(items[0]))
 		}
 		width = len(items)
 		for i, it := range items {
 			col, ok := target(i)
 			if !ok {
-				return 0, pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns")
+				return 0, withLocation(pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns"), exprLocation(it))
 			}
 			if it.GetSetToDefault() != nil {
 				d, err := defaultExpr(col)
@@ -170,6 +174,11 @@ func (tr *translator) insertSource(sel *pg_query.SelectStmt, ti *TableInfo, out 
 					return 0, err
 				}
 				it.Node = d.Node
+			}
+			if ok, err := tr.foldAssigned(it, typ{col.TypeOID, col.TypeMod}); err != nil {
+				return 0, err
+			} else if ok {
+				continue
 			}
 			if _, err := tr.expr(it, sc, typ{col.TypeOID, col.TypeMod}); err != nil {
 				return 0, err
@@ -235,6 +244,12 @@ func buildInsertSource(ti *TableInfo, targets []int, srcSQL string) (string, err
 		dt, err := DuckDBType(c.TypeOID, c.TypeMod)
 		if err != nil {
 			return "", err
+		}
+		if c.TypeOID == OIDJSONB {
+			// Text in, like PostgreSQL's jsonb_in: DuckDB's JSON values
+			// reach the planner decoded (a scalar 3.10 as float64); the
+			// storage layer normalizes the text.
+			dt = "VARCHAR"
 		}
 		expr := fmt.Sprintf("CAST(%s AS %s)", val, dt)
 		if (c.TypeOID == OIDVarchar || c.TypeOID == OIDBpchar) && c.TypeMod > 4 {

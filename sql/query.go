@@ -38,6 +38,9 @@ type scope struct {
 	parent *scope
 	ctes   map[string]*relInfo
 	rels   []*relInfo
+	// outputs are the select list's column names, which ORDER BY, GROUP
+	// BY and DISTINCT ON may reference (checkColumnCase accepts them).
+	outputs []colInfo
 }
 
 func (s *scope) lookupCTE(name string) *relInfo {
@@ -60,6 +63,9 @@ type translator struct {
 	// paramNodes are the $n references not already under an explicit
 	// cast; castParams wraps them (no second walk of the tree).
 	paramNodes []*pg_query.Node
+	// numDivs are numeric divisions (node -> dividend, divisor) that
+	// exactDivisions may give PostgreSQL's value-dependent scale.
+	numDivs map[*pg_query.Node][2]*pg_query.Node
 }
 
 func newTranslator(cat Catalog, declared []uint32) *translator {
@@ -78,7 +84,13 @@ func TranslateQuery(stmt *pg_query.Node, cat Catalog, declaredParams []uint32) (
 	}
 	tr := newTranslator(cat, declaredParams)
 	n := proto.Clone(stmt).(*pg_query.Node)
-	rewriteSystem(n)
+	if rewriteSystem(n) {
+		if p, ok := cat.(SystemPreparer); ok {
+			if err := p.PrepareSystem(); err != nil {
+				return nil, err
+			}
+		}
+	}
 	cols, err := tr.selectStmt(n.GetSelectStmt(), nil)
 	if err != nil {
 		return nil, err
@@ -249,6 +261,7 @@ func (tr *translator) selectStmt(s *pg_query.SelectStmt, parent *scope) ([]colIn
 		if err != nil {
 			return nil, err
 		}
+		sc.outputs = cols
 		if s.WhereClause != nil {
 			if _, err := tr.expr(s.WhereClause, sc, typ{OIDBool, -1}); err != nil {
 				return nil, err
@@ -288,6 +301,9 @@ func (tr *translator) selectStmt(s *pg_query.SelectStmt, parent *scope) ([]colIn
 		if _, err := tr.expr(sb.Node, sc, unknownTyp); err != nil {
 			return nil, err
 		}
+	}
+	if parent == nil && s.Op == pg_query.SetOperation_SETOP_NONE && len(s.ValuesLists) == 0 {
+		tr.exactDivisions(s, cols)
 	}
 	for _, l := range []*pg_query.Node{s.LimitCount, s.LimitOffset} {
 		if l != nil {

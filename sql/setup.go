@@ -5,7 +5,7 @@ package sql
 // Macros are TEMP so that they live in the connection's own catalog:
 // creating them never conflicts with another connection's transaction.
 func Setup() []string {
-	return []string{
+	return append([]string{
 		// PostgreSQL: int / int is integer division truncating toward zero.
 		"SET integer_division = true",
 		// PostgreSQL: NULLs sort as larger than any value.
@@ -14,8 +14,11 @@ func Setup() []string {
 		// MapError turns the error() text into SQLSTATE 22012.
 		"CREATE OR REPLACE TEMP MACRO __bsdb_div(a, b) AS CASE WHEN b = 0 THEN error('division by zero') ELSE a / b END",
 		"CREATE OR REPLACE TEMP MACRO __bsdb_mod(a, b) AS CASE WHEN b = 0 THEN error('division by zero') ELSE a % b END",
+		// float arithmetic: DuckDB gives ±Infinity on overflow; PostgreSQL
+		// raises 22003 unless an operand was already infinite.
+		"CREATE OR REPLACE TEMP MACRO __bsdb_fchk(r, a, b) AS CASE WHEN isinf(r) AND NOT isinf(CAST(a AS DOUBLE)) AND NOT isinf(CAST(b AS DOUBLE)) THEN error('value out of range: overflow') ELSE r END",
 		// INSERT checks (TranslateInsert): varchar(n)/char(n) length and NOT NULL.
 		"CREATE OR REPLACE TEMP MACRO __bsdb_check_len(v, n, msg) AS CASE WHEN length(v) > n THEN error(msg) ELSE v END",
 		"CREATE OR REPLACE TEMP MACRO __bsdb_check_not_null(v, msg) AS CASE WHEN v IS NULL THEN error(msg) ELSE v END",
-	}
+	}, numdivMacros...) // numeric division with PostgreSQL's scale (numdiv.go)
 }

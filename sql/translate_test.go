@@ -121,8 +121,9 @@ func TestResultColumns(t *testing.T) {
 	if !reflect.DeepEqual(q.Columns, want) {
 		t.Errorf("got  %v\nwant %v", q.Columns, want)
 	}
-	// SELECT * over something we cannot see into: no column list.
-	if q := translate(t, unitCat, "SELECT * FROM pg_catalog.pg_class"); q.Columns != nil {
+	// SELECT * over something we cannot see into (without a Catalog, a
+	// system relation is left to DuckDB): no column list.
+	if q := translate(t, nil, "SELECT * FROM pg_catalog.pg_class"); q.Columns != nil {
 		t.Errorf("expected unknown columns, got %v", q.Columns)
 	}
 }

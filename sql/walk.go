@@ -4,6 +4,8 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/bsdb/bsdb-pg/pgerr"
 )
 
 // walkNodes calls fn for root and every *pg_query.Node below it, in
@@ -47,4 +49,42 @@ func visitMsg(pm protoreflect.Message, fn func(n *pg_query.Node) bool) {
 		return
 	}
 	walkMsg(pm, fn)
+}
+
+// exprLocation is the 0-based byte offset where an expression starts (like
+// PostgreSQL's exprLocation: the leftmost of the node's own location and
+// its left operand's), or -1 when unknown.
+func exprLocation(n *pg_query.Node) int32 {
+	if n == nil || n.GetNode() == nil {
+		return -1
+	}
+	loc := int32(-1)
+	m := n.ProtoReflect()
+	if od := m.Descriptor().Oneofs().ByName("node"); od != nil {
+		if f := m.WhichOneof(od); f != nil {
+			inner := m.Get(f).Message()
+			if lf := inner.Descriptor().Fields().ByName("location"); lf != nil {
+				loc = int32(inner.Get(lf).Int())
+			}
+		}
+	}
+	var left *pg_query.Node
+	switch v := n.GetNode().(type) {
+	case *pg_query.Node_AExpr:
+		left = v.AExpr.Lexpr
+	case *pg_query.Node_TypeCast:
+		left = v.TypeCast.Arg
+	}
+	if l := exprLocation(left); l >= 0 && (loc < 0 || l < loc) {
+		loc = l
+	}
+	return loc
+}
+
+// withLocation sets e's position from a 0-based offset (none if < 0).
+func withLocation(e *pgerr.Error, loc int32) *pgerr.Error {
+	if loc < 0 {
+		return e
+	}
+	return e.WithPosition(int(loc) + 1)
 }

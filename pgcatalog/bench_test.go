@@ -1,0 +1,69 @@
+package pgcatalog
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+	"time"
+)
+
+// BenchmarkStaticSetup measures the per-connection setup cost.
+func BenchmarkStaticSetup(b *testing.B) {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	f := Facts{Database: "postgres", User: "u", StartTime: time.Now()}
+	for _, q := range SharedSetup() {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, q := range SessionSetup(f) {
+			if _, err := conn.ExecContext(ctx, q); err != nil {
+				b.Fatal(err)
+			}
+		}
+		conn.Close()
+	}
+}
+
+// BenchmarkRefresh measures rebuilding the dynamic relations (per
+// statement that reads a system relation).
+func BenchmarkRefresh(b *testing.B) {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	f := Facts{Database: "postgres", User: "u", StartTime: time.Now()}
+	for _, q := range append(SharedSetup(), SessionSetup(f)...) {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			b.Fatal(err)
+		}
+	}
+	snap := sampleSnapshot()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var r Refresher // worst case: nothing cached
+		for _, q := range r.Statements(snap, f) {
+			if _, err := conn.ExecContext(ctx, q); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

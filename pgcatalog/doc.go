@@ -1,0 +1,87 @@
+// Package pgcatalog serves PostgreSQL's system catalogs — pg_catalog and
+// information_schema — and the catalog functions clients call, as DuckDB
+// relations and macros, so that psql's \d family, pgjdbc's
+// DatabaseMetaData, psqlODBC's SQLTables/SQLColumns, psycopg and
+// node-postgres get the answers PostgreSQL 15 gives.
+//
+// # What it owns
+//
+//   - The relation registry (pg_catalog.go, information_schema.go): for
+//     each catalog relation its PostgreSQL column list (names and type
+//     OIDs, e.g. oid columns are type oid, relkind is "char") and a row
+//     source. Lookup(schema, name) resolves a name (schema "" = the
+//     implicit pg_catalog) to its columns and the DuckDB table holding its
+//     rows; IsSystemSchema says which schemas are entirely ours.
+//   - Static facts generated from a real PostgreSQL (static_gen.go, written
+//     by ./gen; regenerate with `go run ./pgcatalog/gen -url postgres://...
+//     > pgcatalog/static_gen.go`): every built-in pg_type row with its real
+//     OID, typinput/typoutput/typreceive/typsend names, typarray, typelem,
+//     typcategory, and format_type's spelling.
+//   - Dynamic rows built from a Snapshot (our databases, schemas, tables
+//     with columns and primary keys, sessions) and per-connection Facts
+//     (database, user, backend pid, server version, start time).
+//   - The function macros (macros.go), named MacroPrefix + PostgreSQL name
+//     (IsFunction lists them): format_type, pg_get_userbyid,
+//     pg_table_is_visible, pg_type_is_visible, pg_get_expr,
+//     obj_description, col_description, shobj_description, pg_get_indexdef,
+//     pg_get_constraintdef, has_*_privilege, current_database,
+//     current_schema, current_schemas, current_user, version,
+//     pg_backend_pid, pg_encoding_to_char, pg_postmaster_start_time,
+//     information_schema._pg_expandarray, array_upper/array_lower, the
+//     pg_get_function_* and size functions, and the reg* casts
+//     (regclass_in/_out, regtype_in/_out, regnamespace, regrole, regproc).
+//     The SQL translator (sql/syscat.go) renames calls and casts to them.
+//
+// # Where rows live (DuckDB)
+//
+//   - Static relations (pg_type, pg_am, pg_collation, pg_tablespace,
+//     pg_extension and the always-empty ones: pg_proc, pg_description,
+//     pg_inherits, pg_enum, pg_range, pg_policy, pg_trigger, pg_locks, ...)
+//     are ordinary tables in schema __bsdb_pgc of the DuckDB database,
+//     created once per database by SharedSetup.
+//   - Dynamic relations (pg_namespace, pg_class, pg_attribute, pg_attrdef,
+//     pg_constraint, pg_index, pg_database, pg_roles/pg_user/pg_authid,
+//     pg_stat_activity, pg_tables, pg_indexes, pg_settings (empty), the
+//     information_schema views, and two helper tables: visible oids and
+//     index/constraint definitions) are TEMP tables of each connection,
+//     created empty with the macros by SessionSetup, and rebuilt by a
+//     Refresher before a statement that reads a system relation. The
+//     Refresher re-runs only the relations whose rows changed since its
+//     last refresh.
+//
+// # OIDs (stable across restarts)
+//
+//   - Built-in objects keep PostgreSQL's OIDs (pg_catalog 11, public 2200,
+//     bootstrap user 10 "postgres", pg_database_owner 6171, heap 2, btree
+//     403, types from static_gen.go, the main catalogs' own OIDs such as
+//     pg_class 1259); information_schema is 13000.
+//   - Tables: the storage catalog's OID (>= 16384, < 2^30).
+//   - Primary key index: table | 1<<31; its constraint: table | 3<<30;
+//     column default (pg_attrdef): table | attnum<<32.
+//   - User schemas and databases: 1<<30 | FNV-1a(name) & (1<<30-1)
+//     ("postgres" keeps 5). Hash collisions between two names are possible
+//     but harmless to clients that join on names.
+//
+// # Invariants
+//
+//   - Every relation's rows have exactly its column count (build panics
+//     with "BUG:" otherwise: a programming error, caught by the tests).
+//   - Macro bodies use aliases (_mc, _mn, ...) that cannot capture the
+//     caller's: macros are expanded inline, and a body alias "c" would
+//     shadow the caller's c in c.oid::regclass.
+//   - pg_table_is_visible is true for the first table of a name along the
+//     search path, and for every system relation.
+//
+// # Known gaps
+//
+//   - pg_proc is empty (\df lists nothing; regproc casts map names to
+//     names), as are pg_description and pg_settings.
+//   - Composite row types of tables are not in pg_type.
+//   - int2vector/oidvector columns (indkey, indclass, ...) are lists: their
+//     text form is {1,2} where PostgreSQL prints "1 2"; subscripts are
+//     shifted by the translator (PostgreSQL's are 0-based).
+//   - current_schema() is 'public'; set_config/current_setting and
+//     txid_current are not provided (DuckDB's own current_setting answers).
+//   - Every object is owned by "postgres" (OID 10) whatever the creating
+//     user; privileges functions always answer true.
+package pgcatalog

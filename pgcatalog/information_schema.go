@@ -1,0 +1,105 @@
+package pgcatalog
+
+import "fmt"
+
+// information_schema views, SQL-standard column names; values as
+// PostgreSQL 15 gives them for the same objects.
+
+func init() {
+	register("information_schema", "schemata", false, `catalog_name:name schema_name:name schema_owner:name
+		default_character_set_catalog:name default_character_set_schema:name default_character_set_name:name
+		sql_path:text`, func(s *Snapshot, _ *Facts) [][]any {
+		var rows [][]any
+		names := append([]string{"pg_catalog", "information_schema"}, s.Schemas...)
+		for _, n := range names {
+			owner := "postgres"
+			if n == "public" {
+				owner = "pg_database_owner"
+			}
+			rows = append(rows, []any{s.Database, n, owner, nil, nil, nil, nil})
+		}
+		return rows
+	})
+	register("information_schema", "tables", false, `table_catalog:name table_schema:name table_name:name
+		table_type:text self_referencing_column_name:name reference_generation:text user_defined_type_catalog:name
+		user_defined_type_schema:name user_defined_type_name:name is_insertable_into:text is_typed:text
+		commit_action:text`, func(s *Snapshot, _ *Facts) [][]any {
+		var rows [][]any
+		for _, t := range sortedTables(s.Tables) {
+			rows = append(rows, []any{s.Database, t.Schema, t.Name, "BASE TABLE", nil, nil, nil, nil, nil, "YES", "NO", nil})
+		}
+		return rows
+	})
+	register("information_schema", "columns", false, `table_catalog:name table_schema:name table_name:name
+		column_name:name ordinal_position:int4 column_default:text is_nullable:text data_type:text
+		character_maximum_length:int4 character_octet_length:int4 numeric_precision:int4 numeric_precision_radix:int4
+		numeric_scale:int4 datetime_precision:int4 interval_type:text interval_precision:int4
+		character_set_catalog:name character_set_schema:name character_set_name:name collation_catalog:name
+		collation_schema:name collation_name:name domain_catalog:name domain_schema:name domain_name:name
+		udt_catalog:name udt_schema:name udt_name:name scope_catalog:name scope_schema:name scope_name:name
+		maximum_cardinality:int4 dtd_identifier:name is_self_referencing:text is_identity:text
+		identity_generation:text identity_start:text identity_increment:text identity_maximum:text
+		identity_minimum:text identity_cycle:text is_generated:text generation_expression:text is_updatable:text`,
+		columnsRows)
+	register("information_schema", "table_constraints", false, `constraint_catalog:name constraint_schema:name
+		constraint_name:name table_catalog:name table_schema:name table_name:name constraint_type:text
+		is_deferrable:text initially_deferred:text enforced:text nulls_distinct:text`, func(s *Snapshot, _ *Facts) [][]any {
+		var rows [][]any
+		for _, t := range sortedTables(s.Tables) {
+			if len(t.PrimaryKey) > 0 {
+				rows = append(rows, []any{s.Database, t.Schema, t.Name + "_pkey", s.Database, t.Schema, t.Name, "PRIMARY KEY", "NO", "NO", "YES", nil})
+			}
+			for i, c := range t.Columns {
+				if c.NotNull {
+					name := fmt.Sprintf("%d_%d_%d_not_null", SchemaOID(t.Schema), t.OID, i+1)
+					rows = append(rows, []any{s.Database, t.Schema, name, s.Database, t.Schema, t.Name, "CHECK", "NO", "NO", "YES", nil})
+				}
+			}
+		}
+		return rows
+	})
+	register("information_schema", "key_column_usage", false, `constraint_catalog:name constraint_schema:name
+		constraint_name:name table_catalog:name table_schema:name table_name:name column_name:name
+		ordinal_position:int4 position_in_unique_constraint:int4`, func(s *Snapshot, _ *Facts) [][]any {
+		var rows [][]any
+		for _, t := range sortedTables(s.Tables) {
+			for i, k := range t.PrimaryKey {
+				rows = append(rows, []any{s.Database, t.Schema, t.Name + "_pkey", s.Database, t.Schema, t.Name, k, int32(i + 1), nil})
+			}
+		}
+		return rows
+	})
+	register("information_schema", "views", true, `table_catalog:name table_schema:name table_name:name
+		view_definition:text check_option:text is_updatable:text is_insertable_into:text is_trigger_updatable:text
+		is_trigger_deletable:text is_trigger_insertable_into:text`, none)
+	register("information_schema", "routines", true, `specific_catalog:name specific_schema:name specific_name:name
+		routine_catalog:name routine_schema:name routine_name:name routine_type:text data_type:text
+		type_udt_catalog:name type_udt_schema:name type_udt_name:name routine_body:text routine_definition:text
+		external_language:text is_deterministic:text security_type:text`, none)
+}
+
+func columnsRows(s *Snapshot, _ *Facts) [][]any {
+	var rows [][]any
+	for _, t := range sortedTables(s.Tables) {
+		for i, c := range t.Columns {
+			it := infoSchemaType(c.TypeOID, c.TypeMod)
+			_, _, _, _, coll, udt := typeFacts(c.TypeOID)
+			var def any
+			if c.Default != "" {
+				def = DefaultExpr(c)
+			}
+			nullable := "YES"
+			if c.NotNull {
+				nullable = "NO"
+			}
+			var collName any
+			_ = coll
+			rows = append(rows, []any{s.Database, t.Schema, t.Name, c.Name, int32(i + 1), def, nullable, it.dataType,
+				it.charMax, it.charOctet, it.numPrec, it.numRadix, it.numScl, it.dtPrec, it.intervalType, it.intervalPre,
+				nil, nil, nil, nil, nil, collName, nil, nil, nil,
+				s.Database, "pg_catalog", udt, nil, nil, nil, nil, fmt.Sprint(i + 1), "NO", "NO",
+				nil, nil, nil, nil, nil, "NO", "NEVER", nil, "YES"})
+		}
+	}
+	return rows
+}

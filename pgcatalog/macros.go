@@ -1,0 +1,141 @@
+package pgcatalog
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// MacroPrefix prefixes the DuckDB macro implementing a PostgreSQL function:
+// the SQL translator renames calls of every name in Functions to
+// MacroPrefix + name, so PostgreSQL's functions never collide with DuckDB's
+// built-ins of the same name (current_database, version, ...).
+const MacroPrefix = "__bsdb_f_"
+
+// IsFunction reports whether the PostgreSQL function name (lower case) is
+// implemented as a macro.
+func IsFunction(name string) bool {
+	functionsOnce.Do(func() {
+		functions = map[string]bool{}
+		for _, d := range macros(Facts{}) {
+			n := strings.TrimPrefix(d, "CREATE OR REPLACE TEMP MACRO "+MacroPrefix)
+			n = n[:strings.IndexByte(n, '(')]
+			if !strings.HasSuffix(n, "_in") && !strings.HasSuffix(n, "_out") {
+				functions[n] = true
+			}
+		}
+	})
+	return functions[name]
+}
+
+var (
+	functionsOnce sync.Once
+	functions     map[string]bool
+)
+
+// RegCast names the macros that implement casts to reg* types:
+// <type>_in(text) -> oid, <type>_out(oid) -> name text.
+var regTypes = []string{"regclass", "regtype", "regnamespace", "regproc", "regprocedure", "regrole"}
+
+// IsRegType reports whether a type name is one of the OID alias types.
+func IsRegType(name string) bool {
+	for _, r := range regTypes {
+		if r == name {
+			return true
+		}
+	}
+	return false
+}
+
+func lit(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// macros returns the CREATE MACRO statements, with the connection's facts
+// baked in.
+func macros(f Facts) []string {
+	cls, ns, typ, fmtT := tn("pg_catalog", "pg_class"), tn("pg_catalog", "pg_namespace"),
+		tn("pg_catalog", "pg_type"), tn("bsdb_internal", "typefmt")
+	vis, defs, rl := tn("bsdb_internal", "visible"), tn("bsdb_internal", "defs"), tn("pg_catalog", "pg_roles")
+	version := fmt.Sprintf("PostgreSQL %s (bsdb-pg) on x86_64-pc-linux-gnu, compiled by Go, 64-bit", f.ServerVersion)
+	defsList := []struct{ name, body string }{
+		{"pg_get_userbyid", fmt.Sprintf("(o) AS coalesce((SELECT rolname FROM %s _mr WHERE _mr.oid = o), 'unknown (OID=' || o || ')')", rl)},
+		{"pg_table_is_visible", fmt.Sprintf("(o) AS EXISTS (SELECT 1 FROM %s _mv WHERE _mv.oid = o)", vis)},
+		{"pg_type_is_visible", "(o) AS true"},
+		{"pg_function_is_visible", "(o) AS true"},
+		{"format_type", fmt.Sprintf(`(t, m) AS CASE WHEN t IS NULL THEN NULL
+			WHEN m IS NULL OR m < 0 THEN coalesce((SELECT fmt FROM %[1]s _mx WHERE _mx.oid = t), '???')
+			WHEN t = 1043 THEN 'character varying(' || (m - 4) || ')'
+			WHEN t = 1042 THEN 'character(' || (m - 4) || ')'
+			WHEN t = 1700 THEN 'numeric(' || ((m - 4) >> 16) || ',' || ((m - 4) & 65535) || ')'
+			WHEN t = 1114 THEN 'timestamp(' || m || ') without time zone'
+			WHEN t = 1184 THEN 'timestamp(' || m || ') with time zone'
+			WHEN t = 1083 THEN 'time(' || m || ') without time zone'
+			WHEN t = 1266 THEN 'time(' || m || ') with time zone'
+			ELSE coalesce((SELECT fmt FROM %[1]s _mx WHERE _mx.oid = t), '???') END`, fmtT)},
+		{"pg_get_expr", "(e, r) AS e, (e, r, p) AS e"},
+		{"obj_description", "(o) AS CAST(NULL AS VARCHAR), (o, c) AS CAST(NULL AS VARCHAR)"},
+		{"col_description", "(o, n) AS CAST(NULL AS VARCHAR)"},
+		{"shobj_description", "(o, c) AS CAST(NULL AS VARCHAR)"},
+		{"pg_get_indexdef", fmt.Sprintf("(o) AS (SELECT def FROM %[1]s _md WHERE _md.oid = o), (o, c, p) AS (SELECT def FROM %[1]s _md WHERE _md.oid = o)", defs)},
+		{"pg_get_constraintdef", fmt.Sprintf("(o) AS (SELECT def FROM %[1]s _md WHERE _md.oid = o), (o, p) AS (SELECT def FROM %[1]s _md WHERE _md.oid = o)", defs)},
+		{"has_table_privilege", "(a, b) AS true, (a, b, c) AS true"},
+		{"has_schema_privilege", "(a, b) AS true, (a, b, c) AS true"},
+		{"has_database_privilege", "(a, b) AS true, (a, b, c) AS true"},
+		{"has_column_privilege", "(a, b, c) AS true, (a, b, c, d) AS true"},
+		{"has_any_column_privilege", "(a, b) AS true, (a, b, c) AS true"},
+		{"has_function_privilege", "(a, b) AS true, (a, b, c) AS true"},
+		{"has_sequence_privilege", "(a, b) AS true, (a, b, c) AS true"},
+		{"current_database", "() AS " + lit(f.Database)},
+		{"current_user", "() AS " + lit(f.User)},
+		{"current_schema", "() AS 'public'"},
+		{"current_schemas", "(b) AS CASE WHEN b THEN ['pg_catalog', 'public'] ELSE ['public'] END"},
+		{"version", "() AS " + lit(version)},
+		{"pg_backend_pid", fmt.Sprintf("() AS CAST(%d AS INTEGER)", f.PID)},
+		{"pg_encoding_to_char", "(e) AS CASE e WHEN 6 THEN 'UTF8' WHEN 0 THEN 'SQL_ASCII' ELSE '' END"},
+		{"pg_char_to_encoding", "(e) AS CASE upper(e) WHEN 'UTF8' THEN 6 WHEN 'SQL_ASCII' THEN 0 ELSE -1 END"},
+		{"pg_postmaster_start_time", "() AS TIMESTAMPTZ " + lit(f.StartTime.UTC().Format("2006-01-02 15:04:05.999999")+"+00")},
+		{"pg_relation_is_publishable", "(o) AS false"},
+		{"pg_get_statisticsobjdef_columns", "(o) AS CAST(NULL AS VARCHAR)"},
+		{"pg_get_function_result", "(o) AS CAST(NULL AS VARCHAR)"},
+		{"pg_get_function_arguments", "(o) AS CAST(NULL AS VARCHAR)"},
+		{"pg_get_function_identity_arguments", "(o) AS CAST(NULL AS VARCHAR)"},
+		{"pg_get_partkeydef", "(o) AS CAST(NULL AS VARCHAR)"},
+		{"pg_relation_size", "(o) AS CAST(0 AS BIGINT), (o, f) AS CAST(0 AS BIGINT)"},
+		{"pg_total_relation_size", "(o) AS CAST(0 AS BIGINT)"},
+		{"pg_table_size", "(o) AS CAST(0 AS BIGINT)"},
+		{"pg_indexes_size", "(o) AS CAST(0 AS BIGINT)"},
+		// information_schema._pg_expandarray(a): set of (x, n) per element
+		// (a struct; (f(a)).x works the same).
+		{"_pg_expandarray", "(a) AS unnest(list_transform(range(1, len(a) + 1), __i -> {'x': a[__i], 'n': CAST(__i AS INTEGER)}))"},
+		{"array_upper", "(a, d) AS CASE WHEN len(a) = 0 THEN NULL ELSE len(a) END"},
+		{"array_lower", "(a, d) AS CASE WHEN len(a) = 0 THEN NULL ELSE 1 END"},
+		{"regclass_in", fmt.Sprintf(`(s) AS coalesce(
+			(SELECT _mc.oid FROM %[1]s _mc JOIN %[2]s _mn ON _mn.oid = _mc.relnamespace
+			 WHERE CASE WHEN contains(s, '.') THEN _mn.nspname = trim(split_part(s, '.', 1), '"') AND _mc.relname = trim(split_part(s, '.', 2), '"')
+			 ELSE _mc.relname = trim(s, '"') AND EXISTS (SELECT 1 FROM %[3]s _mv WHERE _mv.oid = _mc.oid) END
+			 ORDER BY _mc.oid LIMIT 1),
+			CASE WHEN regexp_full_match(s, '[0-9]+') THEN CAST(s AS BIGINT) ELSE error('relation "' || s || '" does not exist') END)`, cls, ns, vis)},
+		{"regclass_out", fmt.Sprintf(`(o) AS coalesce((SELECT CASE WHEN EXISTS (SELECT 1 FROM %[3]s _mv WHERE _mv.oid = _mc.oid) THEN _mc.relname
+			ELSE _mn.nspname || '.' || _mc.relname END FROM %[1]s _mc JOIN %[2]s _mn ON _mn.oid = _mc.relnamespace WHERE _mc.oid = o), CAST(o AS VARCHAR))`, cls, ns, vis)},
+		{"regtype_in", fmt.Sprintf(`(s) AS coalesce((SELECT _mx.oid FROM %[1]s _mx WHERE _mx.fmt = lower(s) ORDER BY _mx.oid LIMIT 1),
+			(SELECT _mt.oid FROM %[2]s _mt WHERE _mt.typname = lower(s) ORDER BY _mt.oid LIMIT 1),
+			CASE WHEN regexp_full_match(s, '[0-9]+') THEN CAST(s AS BIGINT) ELSE error('type "' || s || '" does not exist') END)`, fmtT, typ)},
+		{"regtype_out", fmt.Sprintf("(o) AS coalesce((SELECT fmt FROM %s _mx WHERE _mx.oid = o), CAST(o AS VARCHAR))", fmtT)},
+		{"regnamespace_in", fmt.Sprintf(`(s) AS coalesce((SELECT _mn.oid FROM %s _mn WHERE _mn.nspname = trim(s, '"')),
+			CASE WHEN regexp_full_match(s, '[0-9]+') THEN CAST(s AS BIGINT) ELSE error('schema "' || s || '" does not exist') END)`, ns)},
+		{"regnamespace_out", fmt.Sprintf("(o) AS coalesce((SELECT nspname FROM %s _mn WHERE _mn.oid = o), CAST(o AS VARCHAR))", ns)},
+		{"regrole_in", fmt.Sprintf(`(s) AS coalesce((SELECT _mr.oid FROM %s _mr WHERE _mr.rolname = trim(s, '"')),
+			error('role "' || s || '" does not exist'))`, rl)},
+		{"regrole_out", fmt.Sprintf("(o) AS coalesce((SELECT rolname FROM %s _mr WHERE _mr.oid = o), CAST(o AS VARCHAR))", rl)},
+		// regproc values are stored as names (pg_type.typinput...): the
+		// casts map names to names (pg_catalog. prefix dropped).
+		{"regproc_in", "(s) AS regexp_replace(CAST(s AS VARCHAR), '^pg_catalog\\.', '')"},
+		{"regproc_out", "(o) AS CAST(o AS VARCHAR)"},
+		{"regprocedure_in", "(s) AS regexp_replace(regexp_replace(CAST(s AS VARCHAR), '^pg_catalog\\.', ''), '\\(.*$', '')"},
+		{"regprocedure_out", "(o) AS CAST(o AS VARCHAR)"},
+	}
+	out := make([]string, 0, len(defsList))
+	for _, d := range defsList {
+		out = append(out, "CREATE OR REPLACE TEMP MACRO "+MacroPrefix+d.name+d.body)
+	}
+	return out
+}

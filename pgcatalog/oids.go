@@ -1,0 +1,64 @@
+package pgcatalog
+
+import (
+	"hash/fnv"
+	"sort"
+)
+
+// SchemaOID is the OID of a schema: PostgreSQL's for the built-in ones, and
+// for user schemas a stable hash of the name in [2^30, 2^31) (our storage
+// catalog keeps no schema OIDs; table OIDs are allocated from 16384 up, so
+// the ranges cannot meet).
+func SchemaOID(name string) uint32 {
+	switch name {
+	case "pg_catalog":
+		return OIDPgCatalog
+	case "public":
+		return OIDPublic
+	case "information_schema":
+		return OIDInfoSchema
+	}
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return 1<<30 | h.Sum32()&(1<<30-1)
+}
+
+// DatabaseOID is a database's stable OID, same scheme as SchemaOID
+// ("postgres" keeps PostgreSQL's 5).
+func DatabaseOID(name string) uint32 {
+	if name == "postgres" {
+		return 5
+	}
+	h := fnv.New32a()
+	h.Write([]byte("db:" + name))
+	return 1<<30 | h.Sum32()&(1<<30-1)
+}
+
+// PKIndexOID and PKConstraintOID derive the OIDs of a table's primary key
+// index and constraint from the table's OID (which is < 2^30).
+func PKIndexOID(table uint32) uint32      { return table | 1<<31 }
+func PKConstraintOID(table uint32) uint32 { return table | 1<<31 | 1<<30 }
+
+// systemRelOIDs are PostgreSQL's OIDs for the catalogs that have fixed
+// ones; other system relations get 12000 + their rank in name order.
+var systemRelOIDs = map[string]uint32{
+	"pg_catalog.pg_type": 1247, "pg_catalog.pg_attribute": 1249, "pg_catalog.pg_proc": 1255,
+	"pg_catalog.pg_class": 1259, "pg_catalog.pg_authid": 1260, "pg_catalog.pg_database": 1262,
+	"pg_catalog.pg_namespace": 2615, "pg_catalog.pg_constraint": 2606, "pg_catalog.pg_index": 2610,
+	"pg_catalog.pg_attrdef": 2604, "pg_catalog.pg_description": 2609, "pg_catalog.pg_am": 2601,
+	"pg_catalog.pg_inherits": 2611, "pg_catalog.pg_tablespace": 1213, "pg_catalog.pg_collation": 3456,
+	"pg_catalog.pg_extension": 3079, "pg_catalog.pg_enum": 3501, "pg_catalog.pg_range": 3541,
+}
+
+func systemRelOID(key string, rank int) uint32 {
+	if o, ok := systemRelOIDs[key]; ok {
+		return o
+	}
+	return 12000 + uint32(rank)
+}
+
+func sortedTables(ts []Table) []Table {
+	out := append([]Table(nil), ts...)
+	sort.Slice(out, func(i, j int) bool { return out[i].OID < out[j].OID })
+	return out
+}

@@ -1,0 +1,446 @@
+package pgcatalog
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The pg_catalog relations. Column lists are PostgreSQL 15's, minus
+// internal columns no client reads (xid fields); array-valued columns are
+// DuckDB lists.
+
+func init() {
+	register("pg_catalog", "pg_namespace", false, "oid:oid nspname:name nspowner:oid nspacl:text[]", namespaceRows)
+	register("pg_catalog", "pg_class", false, `oid:oid relname:name relnamespace:oid reltype:oid reloftype:oid relowner:oid
+		relam:oid relfilenode:oid reltablespace:oid relpages:int4 reltuples:float4 relallvisible:int4 reltoastrelid:oid
+		relhasindex:bool relisshared:bool relpersistence:char relkind:char relnatts:int2 relchecks:int2 relhasrules:bool
+		relhastriggers:bool relhassubclass:bool relrowsecurity:bool relforcerowsecurity:bool relispopulated:bool
+		relreplident:char relispartition:bool relrewrite:oid relacl:text[] reloptions:text[] relpartbound:text`, classRows)
+	register("pg_catalog", "pg_attribute", false, `attrelid:oid attname:name atttypid:oid attstattarget:int4 attlen:int2
+		attnum:int2 attndims:int4 attcacheoff:int4 atttypmod:int4 attbyval:bool attalign:char attstorage:char
+		attcompression:char attnotnull:bool atthasdef:bool atthasmissing:bool attidentity:char attgenerated:char
+		attisdropped:bool attislocal:bool attinhcount:int4 attcollation:oid attacl:text[] attoptions:text[]
+		attfdwoptions:text[]`, attributeRows)
+	register("pg_catalog", "pg_attrdef", false, "oid:oid adrelid:oid adnum:int2 adbin:text", attrdefRows)
+	register("pg_catalog", "pg_constraint", false, `oid:oid conname:name connamespace:oid contype:char condeferrable:bool
+		condeferred:bool convalidated:bool conrelid:oid contypid:oid conindid:oid conparentid:oid confrelid:oid
+		confupdtype:char confdeltype:char confmatchtype:char conislocal:bool coninhcount:int4 connoinherit:bool
+		conkey:int2[] confkey:int2[] conpfeqop:oid[] conppeqop:oid[] conffeqop:oid[] conexclop:oid[] conbin:text`, constraintRows)
+	register("pg_catalog", "pg_index", false, `indexrelid:oid indrelid:oid indnatts:int2 indnkeyatts:int2 indisunique:bool
+		indnullsnotdistinct:bool indisprimary:bool indisexclusion:bool indimmediate:bool indisclustered:bool
+		indisvalid:bool indcheckxmin:bool indisready:bool indislive:bool indisreplident:bool indkey:int2[]
+		indcollation:oid[] indclass:oid[] indoption:int2[] indexprs:text indpred:text`, indexRows)
+	register("pg_catalog", "pg_database", false, `oid:oid datname:name datdba:oid encoding:int4 datlocprovider:char
+		datistemplate:bool datallowconn:bool datconnlimit:int4 dattablespace:oid datcollate:text datctype:text
+		daticulocale:text datcollversion:text datacl:text[]`, databaseRows)
+	register("pg_catalog", "pg_stat_activity", false, `datid:oid datname:name pid:int4 leader_pid:int4 usesysid:oid
+		usename:name application_name:text client_addr:text client_hostname:text client_port:int4
+		backend_start:timestamptz xact_start:timestamptz query_start:timestamptz state_change:timestamptz
+		wait_event_type:text wait_event:text state:text query_id:int8 query:text backend_type:text`, activityRows)
+	register("pg_catalog", "pg_tables", false, `schemaname:name tablename:name tableowner:name tablespace:name
+		hasindexes:bool hasrules:bool hastriggers:bool rowsecurity:bool`, tablesRows)
+	register("pg_catalog", "pg_indexes", false, "schemaname:name tablename:name indexname:name tablespace:name indexdef:text", indexesRows)
+	register("pg_catalog", "pg_settings", false, `name:text setting:text unit:text category:text short_desc:text
+		extra_desc:text context:text vartype:text source:text min_val:text max_val:text enumvals:text[]
+		boot_val:text reset_val:text sourcefile:text sourceline:int4 pending_restart:bool`, settingsRows)
+	register("bsdb_internal", "visible", false, "oid:oid", visibleRows)
+	register("bsdb_internal", "defs", false, "oid:oid def:text", defRows)
+
+	register("pg_catalog", "pg_type", true, `oid:oid typname:name typnamespace:oid typowner:oid typlen:int2 typbyval:bool
+		typtype:char typcategory:char typispreferred:bool typisdefined:bool typdelim:char typrelid:oid
+		typsubscript:regproc typelem:oid typarray:oid typinput:regproc typoutput:regproc typreceive:regproc
+		typsend:regproc typmodin:regproc typmodout:regproc typanalyze:regproc typalign:char typstorage:char
+		typnotnull:bool typbasetype:oid typtypmod:int4 typndims:int4 typcollation:oid typdefaultbin:text
+		typdefault:text typacl:text[]`, typeRows)
+	register("bsdb_internal", "typefmt", true, "oid:oid fmt:text", func(*Snapshot, *Facts) [][]any {
+		var rows [][]any
+		for _, t := range builtinTypes {
+			rows = append(rows, []any{t.oid, FormatType(uint32(t.oid), -1)})
+		}
+		return rows
+	})
+	register("pg_catalog", "pg_am", true, "oid:oid amname:name amhandler:regproc amtype:char", func(*Snapshot, *Facts) [][]any {
+		return [][]any{{int64(OIDHeapAM), "heap", "heap_tableam_handler", "t"}, {int64(OIDBtreeAM), "btree", "bthandler", "i"}}
+	})
+	register("pg_catalog", "pg_collation", true, `oid:oid collname:name collnamespace:oid collowner:oid collprovider:char
+		collisdeterministic:bool collencoding:int4 collcollate:text collctype:text colliculocale:text collversion:text`,
+		func(*Snapshot, *Facts) [][]any {
+			return [][]any{
+				{int64(100), "default", int64(11), int64(10), "d", true, int32(-1), nil, nil, nil, nil},
+				{int64(950), "C", int64(11), int64(10), "c", true, int32(-1), "C", "C", nil, nil},
+				{int64(951), "POSIX", int64(11), int64(10), "c", true, int32(-1), "POSIX", "POSIX", nil, nil},
+			}
+		})
+	register("pg_catalog", "pg_tablespace", true, "oid:oid spcname:name spcowner:oid spcacl:text[] spcoptions:text[]", func(*Snapshot, *Facts) [][]any {
+		return [][]any{{int64(1663), "pg_default", int64(10), nil, nil}, {int64(1664), "pg_global", int64(10), nil, nil}}
+	})
+	register("pg_catalog", "pg_extension", true, `oid:oid extname:name extowner:oid extnamespace:oid extrelocatable:bool
+		extversion:text extconfig:oid[] extcondition:text[]`, func(*Snapshot, *Facts) [][]any {
+		return [][]any{{int64(13001), "plpgsql", int64(10), int64(11), false, "1.0", nil, nil}}
+	})
+	register("pg_catalog", "pg_roles", false, `rolname:name oid:oid rolsuper:bool rolinherit:bool rolcreaterole:bool
+		rolcreatedb:bool rolcanlogin:bool rolreplication:bool rolconnlimit:int4 rolpassword:text
+		rolvaliduntil:timestamptz rolbypassrls:bool rolconfig:text[]`, func(_ *Snapshot, f *Facts) [][]any {
+		var rows [][]any
+		for _, r := range roles(f) {
+			rows = append(rows, []any{r.name, r.oid, r.login, true, r.login, r.login, r.login, r.login, int32(-1), "********", nil, r.login, nil})
+		}
+		return rows
+	})
+	register("pg_catalog", "pg_authid", false, `oid:oid rolname:name rolsuper:bool rolinherit:bool rolcreaterole:bool
+		rolcreatedb:bool rolcanlogin:bool rolreplication:bool rolbypassrls:bool rolconnlimit:int4 rolpassword:text
+		rolvaliduntil:timestamptz`, func(_ *Snapshot, f *Facts) [][]any {
+		var rows [][]any
+		for _, r := range roles(f) {
+			rows = append(rows, []any{r.oid, r.name, r.login, true, r.login, r.login, r.login, r.login, r.login, int32(-1), nil, nil})
+		}
+		return rows
+	})
+	register("pg_catalog", "pg_user", false, `usename:name usesysid:oid usecreatedb:bool usesuper:bool userepl:bool
+		usebypassrls:bool passwd:text valuntil:timestamptz useconfig:text[]`, func(_ *Snapshot, f *Facts) [][]any {
+		var rows [][]any
+		for _, r := range roles(f) {
+			if r.login {
+				rows = append(rows, []any{r.name, r.oid, true, true, true, true, "********", nil, nil})
+			}
+		}
+		return rows
+	})
+	// Always empty here: we have no such objects.
+	register("pg_catalog", "pg_inherits", true, "inhrelid:oid inhparent:oid inhseqno:int4 inhdetachpending:bool", none)
+	register("pg_catalog", "pg_description", true, "objoid:oid classoid:oid objsubid:int4 description:text", none)
+	register("pg_catalog", "pg_shdescription", true, "objoid:oid classoid:oid description:text", none)
+	register("pg_catalog", "pg_enum", true, "oid:oid enumtypid:oid enumsortorder:float4 enumlabel:name", none)
+	register("pg_catalog", "pg_range", true, `rngtypid:oid rngsubtype:oid rngmultitypid:oid rngcollation:oid rngsubopc:oid
+		rngcanonical:regproc rngsubdiff:regproc`, none)
+	register("pg_catalog", "pg_proc", true, `oid:oid proname:name pronamespace:oid proowner:oid prolang:oid procost:float4
+		prorows:float4 provariadic:oid prosupport:regproc prokind:char prosecdef:bool proleakproof:bool proisstrict:bool
+		proretset:bool provolatile:char proparallel:char pronargs:int2 pronargdefaults:int2 prorettype:oid
+		proargtypes:oid[] proallargtypes:oid[] proargmodes:char[] proargnames:text[] prosrc:text probin:text
+		proconfig:text[] proacl:text[]`, none)
+	register("pg_catalog", "pg_locks", true, `locktype:text database:oid relation:oid page:int4 tuple:int2 virtualxid:text
+		transactionid:text classid:oid objid:oid objsubid:int2 virtualtransaction:text pid:int4 mode:text
+		granted:bool fastpath:bool waitstart:timestamptz`, none)
+	register("pg_catalog", "pg_views", true, "schemaname:name viewname:name viewowner:name definition:text", none)
+	register("pg_catalog", "pg_matviews", true, "schemaname:name matviewname:name matviewowner:name tablespace:name hasindexes:bool ispopulated:bool definition:text", none)
+	register("pg_catalog", "pg_sequence", true, "seqrelid:oid seqtypid:oid seqstart:int8 seqincrement:int8 seqmax:int8 seqmin:int8 seqcache:int8 seqcycle:bool", none)
+	register("pg_catalog", "pg_policy", true, `oid:oid polname:name polrelid:oid polcmd:char polpermissive:bool
+		polroles:oid[] polqual:text polwithcheck:text`, none)
+	register("pg_catalog", "pg_statistic_ext", true, `oid:oid stxrelid:oid stxname:name stxnamespace:oid stxowner:oid
+		stxstattarget:int4 stxkeys:int2[] stxkind:char[]`, none)
+	register("pg_catalog", "pg_publication", true, `oid:oid pubname:name pubowner:oid puballtables:bool pubinsert:bool
+		pubupdate:bool pubdelete:bool pubtruncate:bool pubviaroot:bool`, none)
+	register("pg_catalog", "pg_publication_namespace", true, "oid:oid pnpubid:oid pnnspid:oid", none)
+	register("pg_catalog", "pg_publication_rel", true, "oid:oid prpubid:oid prrelid:oid prqual:text prattrs:int2[]", none)
+	register("pg_catalog", "pg_trigger", true, `oid:oid tgrelid:oid tgparentid:oid tgname:name tgfoid:oid tgtype:int2
+		tgenabled:char tgisinternal:bool tgconstrrelid:oid tgconstrindid:oid tgconstraint:oid tgdeferrable:bool
+		tginitdeferred:bool tgnargs:int2`, none)
+	register("pg_catalog", "pg_rewrite", true, "oid:oid rulename:name ev_class:oid ev_type:char ev_enabled:char is_instead:bool ev_qual:text ev_action:text", none)
+	register("pg_catalog", "pg_foreign_table", true, "ftrelid:oid ftserver:oid ftoptions:text[]", none)
+	register("pg_catalog", "pg_partitioned_table", true, "partrelid:oid partstrat:char partnatts:int2 partdefid:oid", none)
+	register("pg_catalog", "pg_depend", true, "classid:oid objid:oid objsubid:int4 refclassid:oid refobjid:oid refobjsubid:int4 deptype:char", none)
+	register("pg_catalog", "pg_event_trigger", true, "oid:oid evtname:name evtevent:name evtowner:oid evtfoid:oid evtenabled:char", none)
+	register("pg_catalog", "pg_foreign_data_wrapper", true, "oid:oid fdwname:name fdwowner:oid", none)
+	register("pg_catalog", "pg_foreign_server", true, "oid:oid srvname:name srvowner:oid srvfdw:oid", none)
+}
+
+type role struct {
+	oid   int64
+	name  string
+	login bool
+}
+
+func roles(f *Facts) []role {
+	rs := []role{{OIDBootstrapUser, "postgres", true}, {OIDDatabaseOwner, "pg_database_owner", false}}
+	if f.User != "" && f.User != "postgres" {
+		rs = append(rs, role{16383, f.User, true}) // fixed: one non-bootstrap role per session view
+	}
+	return rs
+}
+
+func namespaceRows(s *Snapshot, _ *Facts) [][]any {
+	rows := [][]any{
+		{int64(OIDPgCatalog), "pg_catalog", int64(OIDBootstrapUser), nil},
+		{int64(OIDInfoSchema), "information_schema", int64(OIDBootstrapUser), nil},
+	}
+	for _, sc := range s.Schemas {
+		owner := int64(OIDBootstrapUser)
+		if sc == "public" {
+			owner = OIDDatabaseOwner
+		}
+		rows = append(rows, []any{int64(SchemaOID(sc)), sc, owner, nil})
+	}
+	return rows
+}
+
+func classRows(s *Snapshot, _ *Facts) [][]any {
+	var rows [][]any
+	row := func(oid uint32, name string, ns uint32, am int64, kind string, natts int, hasIndex bool) []any {
+		return []any{int64(oid), name, int64(ns), int64(0), int64(0), int64(OIDBootstrapUser), am, int64(oid), int64(0),
+			int32(0), float32(-1), int32(0), int64(0), hasIndex, false, "p", kind, int16(natts), int16(0), false,
+			false, false, false, false, true, "d", false, int64(0), nil, nil, nil}
+	}
+	for _, t := range sortedTables(s.Tables) {
+		ns := SchemaOID(t.Schema)
+		rows = append(rows, row(t.OID, t.Name, ns, OIDHeapAM, "r", len(t.Columns), len(t.PrimaryKey) > 0))
+		if len(t.PrimaryKey) > 0 {
+			rows = append(rows, row(PKIndexOID(t.OID), t.Name+"_pkey", ns, OIDBtreeAM, "i", len(t.PrimaryKey), false))
+		}
+	}
+	for i, k := range sortedKeys() {
+		r := registry[k]
+		if r.schema == "bsdb_internal" {
+			continue
+		}
+		rows = append(rows, row(systemRelOID(k, i), r.name, SchemaOID(r.schema), OIDHeapAM, "r", len(r.cols), false))
+	}
+	return rows
+}
+
+func attributeRows(s *Snapshot, _ *Facts) [][]any {
+	var rows [][]any
+	for _, t := range sortedTables(s.Tables) {
+		for i, c := range t.Columns {
+			length, byval, align, storage, coll, _ := typeFacts(c.TypeOID)
+			ndims := int32(0)
+			if tr, ok := typeByOID[c.TypeOID]; ok && tr.category == "A" {
+				ndims = 1
+			}
+			rows = append(rows, []any{int64(t.OID), c.Name, int64(c.TypeOID), int32(-1), int16(length), int16(i + 1),
+				ndims, int32(-1), c.TypeMod, byval, align, storage, "", c.NotNull, c.Default != "", false, "", "",
+				false, true, int32(0), coll, nil, nil, nil})
+		}
+		for i, k := range t.PrimaryKey {
+			for _, c := range t.Columns {
+				if c.Name == k {
+					length, byval, align, storage, coll, _ := typeFacts(c.TypeOID)
+					rows = append(rows, []any{int64(PKIndexOID(t.OID)), c.Name, int64(c.TypeOID), int32(-1), int16(length),
+						int16(i + 1), int32(0), int32(-1), c.TypeMod, byval, align, storage, "", false, false, false, "", "",
+						false, true, int32(0), coll, nil, nil, nil})
+				}
+			}
+		}
+	}
+	return rows
+}
+
+// attrdefOID is a column default's OID: table OID plus attnum in the high
+// bits (stable, distinct from table and key OIDs).
+func attrdefOID(table uint32, attnum int) int64 { return int64(table) | int64(attnum)<<32 }
+
+func attrdefRows(s *Snapshot, _ *Facts) [][]any {
+	var rows [][]any
+	for _, t := range sortedTables(s.Tables) {
+		for i, c := range t.Columns {
+			if c.Default != "" {
+				rows = append(rows, []any{attrdefOID(t.OID, i+1), int64(t.OID), int16(i + 1), DefaultExpr(c)})
+			}
+		}
+	}
+	return rows
+}
+
+// DefaultExpr is a column default as pg_get_expr prints it: PostgreSQL
+// shows a string literal default of a non-text column with its cast
+// ('x'::character varying).
+func DefaultExpr(c Column) string {
+	d := strings.TrimSpace(c.Default)
+	if len(d) >= 2 && d[0] == '\'' && d[len(d)-1] == '\'' && !strings.Contains(d[1:len(d)-1], "'") && c.TypeOID != 25 {
+		return d + "::" + FormatType(c.TypeOID, -1)
+	}
+	return d
+}
+
+func keyNums(t Table) []int64 {
+	var out []int64
+	for _, k := range t.PrimaryKey {
+		for i, c := range t.Columns {
+			if c.Name == k {
+				out = append(out, int64(i+1))
+			}
+		}
+	}
+	return out
+}
+
+func constraintRows(s *Snapshot, _ *Facts) [][]any {
+	var rows [][]any
+	for _, t := range sortedTables(s.Tables) {
+		if len(t.PrimaryKey) == 0 {
+			continue
+		}
+		rows = append(rows, []any{int64(PKConstraintOID(t.OID)), t.Name + "_pkey", int64(SchemaOID(t.Schema)), "p", false,
+			false, true, int64(t.OID), int64(0), int64(PKIndexOID(t.OID)), int64(0), int64(0), " ", " ", " ", true,
+			int32(0), true, keyNums(t), nil, nil, nil, nil, nil, nil})
+	}
+	return rows
+}
+
+func indexRows(s *Snapshot, _ *Facts) [][]any {
+	var rows [][]any
+	for _, t := range sortedTables(s.Tables) {
+		if len(t.PrimaryKey) == 0 {
+			continue
+		}
+		n := int16(len(t.PrimaryKey))
+		rows = append(rows, []any{int64(PKIndexOID(t.OID)), int64(t.OID), n, n, true, false, true, false, true, false,
+			true, false, true, true, false, keyNums(t), nil, nil, nil, nil, nil})
+	}
+	return rows
+}
+
+// indexDef is pg_get_indexdef's text for a table's primary key index.
+func indexDef(t Table) string {
+	return fmt.Sprintf("CREATE UNIQUE INDEX %s ON %s.%s USING btree (%s)", quoteIdent(t.Name+"_pkey"), quoteIdent(t.Schema),
+		quoteIdent(t.Name), quoteList(t.PrimaryKey))
+}
+
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = quoteIdent(n)
+	}
+	return strings.Join(q, ", ")
+}
+
+// quoteIdent quotes an identifier only when PostgreSQL would.
+func quoteIdent(s string) string {
+	plain := s != ""
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || i > 0 && (r >= '0' && r <= '9' || r == '$')) {
+			plain = false
+		}
+	}
+	if plain && !reservedWords[s] {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+var reservedWords = map[string]bool{"user": true, "table": true, "select": true, "from": true, "where": true, "order": true,
+	"group": true, "primary": true, "default": true, "check": true, "column": true, "limit": true, "offset": true, "all": true,
+	"and": true, "or": true, "not": true, "null": true, "true": true, "false": true, "case": true, "when": true, "end": true}
+
+func indexesRows(s *Snapshot, _ *Facts) [][]any {
+	var rows [][]any
+	for _, t := range sortedTables(s.Tables) {
+		if len(t.PrimaryKey) > 0 {
+			rows = append(rows, []any{t.Schema, t.Name, t.Name + "_pkey", nil, indexDef(t)})
+		}
+	}
+	return rows
+}
+
+func defRows(s *Snapshot, _ *Facts) [][]any {
+	var rows [][]any
+	for _, t := range sortedTables(s.Tables) {
+		if len(t.PrimaryKey) > 0 {
+			rows = append(rows, []any{int64(PKIndexOID(t.OID)), indexDef(t)})
+			rows = append(rows, []any{int64(PKConstraintOID(t.OID)), "PRIMARY KEY (" + quoteList(t.PrimaryKey) + ")"})
+		}
+	}
+	return rows
+}
+
+// visibleRows: pg_table_is_visible is true for a table found first along
+// the search path under its name (and for every system relation).
+func visibleRows(s *Snapshot, _ *Facts) [][]any {
+	seen := map[string]bool{}
+	var rows [][]any
+	for _, sc := range s.SearchPath {
+		for _, t := range sortedTables(s.Tables) {
+			if t.Schema == sc && !seen[t.Name] {
+				seen[t.Name] = true
+				rows = append(rows, []any{int64(t.OID)})
+				if len(t.PrimaryKey) > 0 && !seen[t.Name+"_pkey"] {
+					seen[t.Name+"_pkey"] = true
+					rows = append(rows, []any{int64(PKIndexOID(t.OID))})
+				}
+			}
+		}
+	}
+	for i, k := range sortedKeys() {
+		if strings.HasPrefix(k, "pg_catalog.") {
+			rows = append(rows, []any{int64(systemRelOID(k, i))})
+		}
+	}
+	return rows
+}
+
+func databaseRows(s *Snapshot, _ *Facts) [][]any {
+	var rows [][]any
+	for _, d := range s.Databases {
+		rows = append(rows, []any{int64(DatabaseOID(d)), d, int64(OIDBootstrapUser), int32(6), "c", false, true, int32(-1),
+			int64(OIDPgDefaultTS), "C", "C", nil, nil, nil})
+	}
+	return rows
+}
+
+func ts(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return timeLit(t.UTC().Format("2006-01-02 15:04:05.999999") + "+00")
+}
+
+func activityRows(s *Snapshot, _ *Facts) [][]any {
+	var rows [][]any
+	for _, se := range s.Sessions {
+		var addr, port any
+		if se.ClientAddr != "" {
+			h, p, ok := strings.Cut(se.ClientAddr, ":")
+			addr = h
+			var n int32
+			if _, err := fmt.Sscan(p, &n); ok && err == nil {
+				port = n
+			}
+		}
+		usesysid := int64(OIDBootstrapUser)
+		if se.User != "postgres" {
+			usesysid = 16383
+		}
+		rows = append(rows, []any{int64(DatabaseOID(se.Database)), se.Database, int32(se.PID), nil, usesysid, se.User,
+			se.ApplicationName, addr, nil, port, ts(se.BackendStart), nil, ts(se.QueryStart), ts(se.StateChange), nil, nil,
+			se.State, nil, se.Query, "client backend"})
+	}
+	return rows
+}
+
+func tablesRows(s *Snapshot, _ *Facts) [][]any {
+	var rows [][]any
+	for _, t := range sortedTables(s.Tables) {
+		rows = append(rows, []any{t.Schema, t.Name, "postgres", nil, len(t.PrimaryKey) > 0, false, false, false})
+	}
+	return rows
+}
+
+func settingsRows(s *Snapshot, _ *Facts) [][]any {
+	var rows [][]any
+	for _, st := range s.Settings {
+		ctx, src := "user", "default"
+		if st.ReadOnly {
+			ctx = "internal"
+		}
+		if st.Value != st.Default {
+			src = "session"
+		}
+		rows = append(rows, []any{st.Name, st.Value, nil, "Client Connection Defaults", st.ShortDesc, nil, ctx, "string",
+			src, nil, nil, nil, st.Default, st.Default, nil, nil, false})
+	}
+	return rows
+}
+
+func typeRows(*Snapshot, *Facts) [][]any {
+	rows := make([][]any, 0, len(builtinTypes))
+	for _, t := range builtinTypes {
+		sub := "-"
+		if t.category == "A" {
+			sub = "array_subscript_handler"
+		}
+		rows = append(rows, []any{t.oid, t.name, t.namespace, int64(OIDBootstrapUser), int16(t.len), t.byval, t.typtype,
+			t.category, t.preferred, true, t.delim, t.relid, sub, t.elem, t.array, t.input, t.output, t.receive, t.send,
+			t.modin, t.modout, "-", t.align, t.storage, false, t.basetype, t.typmod, t.ndims, t.collation, nil, nil, nil})
+	}
+	return rows
+}

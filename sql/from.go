@@ -1,0 +1,264 @@
+package sql
+
+import (
+	"strconv"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/bsdb/bsdb-pg/pgerr"
+)
+
+func (tr *translator) withClause(w *pg_query.WithClause, sc *scope) error {
+	sc.ctes = map[string]*relInfo{}
+	for _, c := range w.Ctes {
+		cte := c.GetCommonTableExpr()
+		if cte == nil {
+			continue
+		}
+		rel := &relInfo{alias: cte.Ctename}
+		if w.Recursive {
+			// Visible inside its own definition; columns unknown until the
+			// non-recursive term is seen.
+			sc.ctes[cte.Ctename] = rel
+		}
+		sel := cte.Ctequery.GetSelectStmt()
+		if sel == nil {
+			return pgerr.New(pgerr.FeatureNotSupported, "data-modifying statements in WITH are not supported")
+		}
+		cols, err := tr.selectStmt(sel, sc)
+		if err != nil {
+			return err
+		}
+		if cols != nil && len(cte.Aliascolnames) > 0 {
+			for i, a := range cte.Aliascolnames {
+				if i < len(cols) {
+					cols[i].name = a.GetString_().GetSval()
+				}
+			}
+		}
+		rel.cols = cols
+		sc.ctes[cte.Ctename] = rel
+	}
+	return nil
+}
+
+// fromItem translates one FROM item and adds what it exposes to sc.
+func (tr *translator) fromItem(n *pg_query.Node, sc *scope) error {
+	switch f := n.GetNode().(type) {
+	case *pg_query.Node_RangeVar:
+		rel, err := tr.rangeVar(f.RangeVar, sc)
+		if err != nil {
+			return err
+		}
+		sc.rels = append(sc.rels, rel)
+	case *pg_query.Node_RangeSubselect:
+		sel := f.RangeSubselect.Subquery.GetSelectStmt()
+		if sel == nil {
+			return pgerr.New(pgerr.FeatureNotSupported, "unsupported subquery in FROM")
+		}
+		cols, err := tr.selectStmt(sel, sc)
+		if err != nil {
+			return err
+		}
+		rel := &relInfo{cols: cols}
+		if a := f.RangeSubselect.Alias; a != nil {
+			rel.alias = a.Aliasname
+			renameCols(rel, a)
+		}
+		sc.rels = append(sc.rels, rel)
+	case *pg_query.Node_JoinExpr:
+		j := f.JoinExpr
+		if err := tr.fromItem(j.Larg, sc); err != nil {
+			return err
+		}
+		if err := tr.fromItem(j.Rarg, sc); err != nil {
+			return err
+		}
+		if j.Quals != nil {
+			if _, err := tr.expr(j.Quals, sc, typ{OIDBool, -1}); err != nil {
+				return err
+			}
+		}
+		if j.Alias != nil {
+			// A join alias hides the inner names; columns unknown.
+			sc.rels = append(sc.rels, &relInfo{alias: j.Alias.Aliasname})
+		}
+	case *pg_query.Node_RangeFunction:
+		rel, err := tr.rangeFunction(n, f.RangeFunction, sc)
+		if err != nil {
+			return err
+		}
+		sc.rels = append(sc.rels, rel)
+	default:
+		return pgerr.New(pgerr.FeatureNotSupported, "unsupported FROM item %s", nodeName(n))
+	}
+	return nil
+}
+
+func renameCols(rel *relInfo, a *pg_query.Alias) {
+	if rel.cols == nil {
+		return
+	}
+	for i, cn := range a.Colnames {
+		if i < len(rel.cols) {
+			rel.cols[i].name = cn.GetString_().GetSval()
+		}
+	}
+}
+
+// systemSchemas are left to DuckDB's own catalog views for now.
+var systemSchemas = map[string]bool{"pg_catalog": true, "information_schema": true}
+
+// rangeVar resolves a table reference: a CTE, a system view (left to
+// DuckDB), or a catalog table (substituted by its FromSQL under a
+// placeholder name, keeping the alias).
+func (tr *translator) rangeVar(rv *pg_query.RangeVar, sc *scope) (*relInfo, error) {
+	if rv.Schemaname == "" {
+		if cte := sc.lookupCTE(rv.Relname); cte != nil {
+			rel := &relInfo{alias: rv.Relname, cols: append([]colInfo(nil), cte.cols...)}
+			if cte.cols == nil {
+				rel.cols = nil
+			}
+			if rv.Alias != nil {
+				rel.alias = rv.Alias.Aliasname
+				renameCols(rel, rv.Alias)
+			}
+			return rel, nil
+		}
+	}
+	if systemSchemas[rv.Schemaname] || (rv.Schemaname == "" && strings.HasPrefix(rv.Relname, "pg_")) {
+		if tr.cat != nil { // served by package pgcatalog through the Catalog (syscat.go)
+			if rel, handled, err := tr.systemRelation(rv); handled || err != nil {
+				return rel, err
+			}
+		}
+	}
+	if tr.cat == nil && (systemSchemas[rv.Schemaname] || (rv.Schemaname == "" && strings.HasPrefix(rv.Relname, "pg_"))) {
+		alias := rv.Relname
+		if rv.Alias != nil {
+			alias = rv.Alias.Aliasname
+		}
+		return &relInfo{alias: alias}, nil
+	}
+	if rv.Catalogname != "" {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s.%s.%s", rv.Catalogname, rv.Schemaname, rv.Relname).WithPosition(int(rv.Location) + 1)
+	}
+	if tr.cat == nil {
+		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", qualName(rv.Schemaname, rv.Relname)).WithPosition(int(rv.Location) + 1)
+	}
+	ti, err := tr.cat.LookupTable(rv.Schemaname, rv.Relname)
+	if err != nil {
+		if e, ok := pgerr.As(err); ok && e.Position == 0 && rv.Location >= 0 {
+			return nil, e.WithPosition(int(rv.Location) + 1)
+		}
+		return nil, err
+	}
+	tr.tables = append(tr.tables, ti)
+	i := len(tr.subst)
+	tr.subst = append(tr.subst, ti.FromSQL)
+	rel := &relInfo{alias: rv.Relname}
+	for _, c := range ti.Columns {
+		rel.cols = append(rel.cols, colInfo{name: c.Name, t: typ{c.TypeOID, c.TypeMod}})
+	}
+	if rv.Alias == nil {
+		rv.Alias = &pg_query.Alias{Aliasname: rv.Relname}
+	} else {
+		rel.alias = rv.Alias.Aliasname
+		renameCols(rel, rv.Alias)
+	}
+	rv.Schemaname = ""
+	rv.Relname = placeholder(i)
+	rv.Inh = true
+	return rel, nil
+}
+
+func qualName(schema, name string) string {
+	if schema == "" {
+		return name
+	}
+	return schema + "." + name
+}
+
+// rangeFunction translates a function in FROM. generate_series over
+// integers is wrapped so that its column is integer as in PostgreSQL
+// (DuckDB's is BIGINT):
+//
+//	generate_series(a, b) AS g  ->  (SELECT CAST(generate_series AS integer)
+//	    FROM generate_series(a, b)) AS g(g)
+//
+// A scalar function's column is named after the alias when there is one,
+// else after the function, like PostgreSQL.
+func (tr *translator) rangeFunction(n *pg_query.Node, rf *pg_query.RangeFunction, sc *scope) (*relInfo, error) {
+	rel := &relInfo{}
+	if rf.Alias != nil {
+		rel.alias = rf.Alias.Aliasname
+	}
+	if rf.Ordinality || rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
+		for _, fn := range rf.Functions {
+			if err := tr.generic(fn, sc); err != nil {
+				return nil, err
+			}
+		}
+		return rel, nil
+	}
+	items := rf.Functions[0].GetList().GetItems()
+	if len(items) == 0 || items[0].GetFuncCall() == nil {
+		return rel, tr.generic(rf.Functions[0], sc)
+	}
+	call := items[0]
+	t, err := tr.expr(call, sc, unknownTyp)
+	if err != nil {
+		return nil, err
+	}
+	_, fname := funcName(call.GetFuncCall())
+	colName := fname
+	if rf.Alias != nil {
+		colName = rf.Alias.Aliasname
+		if len(rf.Alias.Colnames) > 0 {
+			colName = rf.Alias.Colnames[0].GetString_().GetSval()
+		}
+	} else {
+		rel.alias = fname
+	}
+	if fname == "generate_series" && (t.oid == OIDInt4 || t.oid == OIDInt2) {
+		ref := &pg_query.Node{Node: &pg_query.Node_ColumnRef{ColumnRef: &pg_query.ColumnRef{Fields: []*pg_query.Node{pg_query.MakeStrNode("generate_series")}, Location: -1}}}
+		_ = castTo(ref, typ{OIDInt4, -1})
+		inner := &pg_query.RangeFunction{Functions: rf.Functions}
+		sub := &pg_query.SelectStmt{
+			TargetList: []*pg_query.Node{pg_query.MakeResTargetNodeWithNameAndVal("generate_series", ref, -1)},
+			FromClause: []*pg_query.Node{{Node: &pg_query.Node_RangeFunction{RangeFunction: inner}}},
+			Op:         pg_query.SetOperation_SETOP_NONE,
+		}
+		n.Node = &pg_query.Node_RangeSubselect{RangeSubselect: &pg_query.RangeSubselect{
+			Lateral:  rf.Lateral,
+			Subquery: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sub}},
+			Alias:    &pg_query.Alias{Aliasname: rel.alias, Colnames: []*pg_query.Node{pg_query.MakeStrNode(colName)}},
+		}}
+		t = typ{OIDInt4, -1}
+	}
+	if t.known() {
+		rel.cols = []colInfo{{name: colName, t: t}}
+	}
+	return rel, nil
+}
+
+// nameValues turns VALUES ... into
+//
+//	SELECT * FROM (VALUES ...) AS "*VALUES*"(column1, column2, ...)
+//
+// so that the columns carry PostgreSQL's names (DuckDB says col0, col1).
+// ORDER BY / LIMIT / WITH stay on the outer SELECT.
+func nameValues(s *pg_query.SelectStmt, width int) {
+	inner := &pg_query.SelectStmt{ValuesLists: s.ValuesLists, Op: pg_query.SetOperation_SETOP_NONE}
+	alias := &pg_query.Alias{Aliasname: "*VALUES*"}
+	for i := 1; i <= width; i++ {
+		alias.Colnames = append(alias.Colnames, pg_query.MakeStrNode("column"+strconv.Itoa(i)))
+	}
+	s.ValuesLists = nil
+	s.TargetList = []*pg_query.Node{pg_query.MakeResTargetNodeWithVal(pg_query.MakeColumnRefNode([]*pg_query.Node{pg_query.MakeAStarNode()}, -1), -1)}
+	s.FromClause = []*pg_query.Node{{Node: &pg_query.Node_RangeSubselect{RangeSubselect: &pg_query.RangeSubselect{
+		Subquery: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: inner}},
+		Alias:    alias,
+	}}}}
+}

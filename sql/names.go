@@ -1,0 +1,186 @@
+package sql
+
+import (
+	"fmt"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+)
+
+// targetList translates the select list, names every output column the
+// way PostgreSQL does (DuckDB's derived names differ: "count_star()" vs
+// "count", "1" vs "?column?") and returns the result columns.
+func (tr *translator) targetList(list []*pg_query.Node, sc *scope) ([]colInfo, error) {
+	var cols []colInfo
+	known := true
+	for _, item := range list {
+		rt := item.GetResTarget()
+		if rt == nil {
+			continue
+		}
+		if star, rel := starOf(rt.Val); star {
+			expanded, ok := expandStar(sc, rel)
+			if !ok {
+				known = false
+			}
+			cols = append(cols, expanded...)
+			continue
+		}
+		// Name first: the rewrites below change the expression's shape.
+		// A bare column reference keeps DuckDB's own (identical) name: an
+		// alias equal to a column name would change DuckDB's error for an
+		// unknown column into one about the alias.
+		name := rt.Name
+		if name == "" {
+			name = pgColumnName(rt.Val)
+			if rt.Val.GetColumnRef() == nil {
+				rt.Name = name
+			}
+		}
+		t, err := tr.expr(rt.Val, sc, unknownTyp)
+		if err != nil {
+			return nil, err
+		}
+		if t.oid == OIDUnknown {
+			t = typ{OIDText, -1}
+		}
+		cols = append(cols, colInfo{name: name, t: t})
+	}
+	if !known {
+		return nil, nil
+	}
+	return cols, nil
+}
+
+// starOf reports whether n is "*" or "rel.*".
+func starOf(n *pg_query.Node) (bool, string) {
+	cr := n.GetColumnRef()
+	if cr == nil || len(cr.Fields) == 0 {
+		return false, ""
+	}
+	if cr.Fields[len(cr.Fields)-1].GetAStar() == nil {
+		return false, ""
+	}
+	if len(cr.Fields) >= 2 {
+		return true, cr.Fields[len(cr.Fields)-2].GetString_().GetSval()
+	}
+	return true, ""
+}
+
+func expandStar(sc *scope, rel string) ([]colInfo, bool) {
+	var out []colInfo
+	for _, r := range sc.rels {
+		if rel != "" && r.alias != rel {
+			continue
+		}
+		if r.cols == nil {
+			return nil, false
+		}
+		out = append(out, r.cols...)
+	}
+	if rel != "" && len(out) == 0 {
+		return nil, false
+	}
+	return out, true
+}
+
+// pgColumnName is PostgreSQL's FigureColname: the name of an unnamed
+// select-list item.
+func pgColumnName(n *pg_query.Node) string {
+	switch v := n.GetNode().(type) {
+	case *pg_query.Node_ColumnRef:
+		f := v.ColumnRef.Fields
+		if len(f) > 0 {
+			if s := f[len(f)-1].GetString_(); s != nil {
+				return s.Sval
+			}
+		}
+	case *pg_query.Node_FuncCall:
+		f := v.FuncCall.Funcname
+		if len(f) > 0 {
+			return f[len(f)-1].GetString_().GetSval()
+		}
+	case *pg_query.Node_TypeCast:
+		if name := pgColumnName(v.TypeCast.Arg); name != "?column?" {
+			return name
+		}
+		if tn := v.TypeCast.TypeName; tn != nil && len(tn.Names) > 0 {
+			return tn.Names[len(tn.Names)-1].GetString_().GetSval()
+		}
+	case *pg_query.Node_CaseExpr:
+		if v.CaseExpr.Defresult != nil {
+			if name := pgColumnName(v.CaseExpr.Defresult); name != "?column?" {
+				return name
+			}
+		}
+		return "case"
+	case *pg_query.Node_AIndirection:
+		return pgColumnName(v.AIndirection.Arg)
+	case *pg_query.Node_CoalesceExpr:
+		return "coalesce"
+	case *pg_query.Node_MinMaxExpr:
+		if v.MinMaxExpr.Op == pg_query.MinMaxOp_IS_GREATEST {
+			return "greatest"
+		}
+		return "least"
+	case *pg_query.Node_AExpr:
+		if v.AExpr.Kind == pg_query.A_Expr_Kind_AEXPR_NULLIF {
+			return "nullif"
+		}
+	case *pg_query.Node_SubLink:
+		switch v.SubLink.SubLinkType {
+		case pg_query.SubLinkType_EXISTS_SUBLINK:
+			return "exists"
+		case pg_query.SubLinkType_ARRAY_SUBLINK:
+			return "array"
+		case pg_query.SubLinkType_EXPR_SUBLINK:
+			if sel := v.SubLink.Subselect.GetSelectStmt(); sel != nil && len(sel.TargetList) == 1 {
+				if rt := sel.TargetList[0].GetResTarget(); rt != nil {
+					if rt.Name != "" {
+						return rt.Name
+					}
+					return pgColumnName(rt.Val)
+				}
+			}
+		}
+	case *pg_query.Node_AArrayExpr:
+		return "array"
+	case *pg_query.Node_RowExpr:
+		return "row"
+	case *pg_query.Node_SqlvalueFunction:
+		return sqlValueFunctionName(v.SqlvalueFunction.Op)
+	}
+	return "?column?"
+}
+
+func sqlValueFunctionName(op pg_query.SQLValueFunctionOp) string {
+	switch op {
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
+		return "current_date"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIME, pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIME_N:
+		return "current_time"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N:
+		return "current_timestamp"
+	case pg_query.SQLValueFunctionOp_SVFOP_LOCALTIME, pg_query.SQLValueFunctionOp_SVFOP_LOCALTIME_N:
+		return "localtime"
+	case pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
+		return "localtimestamp"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
+		return "current_role"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_USER:
+		return "current_user"
+	case pg_query.SQLValueFunctionOp_SVFOP_USER:
+		return "user"
+	case pg_query.SQLValueFunctionOp_SVFOP_SESSION_USER:
+		return "session_user"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
+		return "current_catalog"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
+		return "current_schema"
+	}
+	return "?column?"
+}
+
+func nodeName(n *pg_query.Node) string {
+	return strings.TrimPrefix(fmt.Sprintf("%T", n.GetNode()), "*pg_query.Node_")
+}

@@ -1,0 +1,311 @@
+package sql
+
+import (
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/bsdb/bsdb-pg/pgcatalog"
+	"github.com/bsdb/bsdb-pg/pgerr"
+)
+
+// System catalog support (see package pgcatalog): relation routing and the
+// expression idioms of catalog queries that DuckDB lacks.
+
+// SystemPreparer is implemented by a Catalog that must prepare its
+// connection before a query calls the functions package pgcatalog
+// implements (TranslateQuery calls PrepareSystem once per such query).
+type SystemPreparer interface {
+	PrepareSystem() error
+}
+
+// systemRelation resolves a pg_catalog / information_schema relation (or an
+// unqualified pg_* name, which PostgreSQL looks up in pg_catalog first)
+// through the Catalog. handled is false when the reference is not a system
+// relation after all (an unqualified pg_* name the Catalog does not know as
+// one): the caller then resolves it as an ordinary table.
+func (tr *translator) systemRelation(rv *pg_query.RangeVar) (rel *relInfo, handled bool, err error) {
+	schema := rv.Schemaname
+	if schema == "" {
+		schema = "pg_catalog"
+	}
+	ti, err := tr.cat.LookupTable(schema, rv.Relname)
+	if err != nil {
+		if e, ok := pgerr.As(err); ok && e.Code == pgerr.UndefinedTable && rv.Schemaname == "" {
+			return nil, false, nil
+		}
+		if e, ok := pgerr.As(err); ok && e.Position == 0 && rv.Location >= 0 {
+			return nil, true, e.WithPosition(int(rv.Location) + 1)
+		}
+		return nil, true, err
+	}
+	tr.tables = append(tr.tables, ti)
+	i := len(tr.subst)
+	tr.subst = append(tr.subst, ti.FromSQL)
+	rel = &relInfo{alias: rv.Relname}
+	for _, c := range ti.Columns {
+		rel.cols = append(rel.cols, colInfo{name: c.Name, t: typ{c.TypeOID, c.TypeMod}})
+	}
+	if rv.Alias == nil {
+		rv.Alias = &pg_query.Alias{Aliasname: rv.Relname}
+	} else {
+		rel.alias = rv.Alias.Aliasname
+		renameCols(rel, rv.Alias)
+	}
+	rv.Schemaname = ""
+	rv.Relname = placeholder(i)
+	rv.Inh = true
+	return rel, true, nil
+}
+
+// rewriteSystem rewrites, in place, the PostgreSQL idioms of catalog
+// queries into DuckDB SQL, before translation:
+//
+//   - calls of the functions pgcatalog implements (format_type,
+//     pg_get_userbyid, version, current_database, ...) -> their macros;
+//     CURRENT_USER / SESSION_USER / USER / CURRENT_ROLE / CURRENT_CATALOG /
+//     CURRENT_SCHEMA likewise (DuckDB would answer with its own values);
+//   - 'name'::regclass (a string or parameter) -> regclass_in('name') (the
+//     OID); x::regclass (any other expression) -> regclass_out(x) (the
+//     name as PostgreSQL prints it); same for regtype, regnamespace,
+//     regproc, regprocedure, regrole; ::oid -> ::int8;
+//   - OPERATOR(pg_catalog.op) -> op; ~ / ~* / !~ / !~* ->
+//     [NOT] regexp_matches(l, r[, 'i']) (DuckDB's ~ is a full match);
+//   - COLLATE pg_catalog.default / "default" -> dropped;
+//   - x op ANY(array) / x op ALL(array) over a non-subquery -> list
+//     functions (DuckDB only has the subquery forms);
+//   - i.indkey[n] (and the other int2vector / oidvector catalog columns,
+//     which PostgreSQL subscripts from 0) -> i.indkey[n + 1] (they are
+//     DuckDB lists, subscripted from 1).
+//
+// A result column whose expression is rewritten is first given the name
+// PostgreSQL would give it. usesMacros reports whether the result calls a
+// pgcatalog macro.
+func rewriteSystem(root *pg_query.Node) (usesMacros bool) {
+	walkNodes(root, func(n *pg_query.Node) bool {
+		switch v := n.GetNode().(type) {
+		case *pg_query.Node_ResTarget:
+			if v.ResTarget.Name == "" && v.ResTarget.Val != nil && needsSystemRewrite(v.ResTarget.Val) {
+				v.ResTarget.Name = pgColumnName(v.ResTarget.Val)
+			}
+		case *pg_query.Node_FuncCall:
+			fc := v.FuncCall
+			schema, name := funcName(fc)
+			if systemFunc(schema, name) && fc.Funcformat != pg_query.CoercionForm_COERCE_SQL_SYNTAX {
+				fc.Funcname = []*pg_query.Node{pg_query.MakeStrNode(pgcatalog.MacroPrefix + strings.ToLower(name))}
+				usesMacros = true
+			}
+		case *pg_query.Node_SqlvalueFunction:
+			if fn := sqlValueMacro(v.SqlvalueFunction.Op); fn != "" {
+				n.Node = makeCall(fn, v.SqlvalueFunction.Location).Node
+				usesMacros = true
+			}
+		case *pg_query.Node_TypeCast:
+			if regToText(v.TypeCast) || rewriteRegCast(n, v.TypeCast) {
+				usesMacros = true
+			}
+		case *pg_query.Node_AExpr:
+			rewriteSystemOp(n, v.AExpr)
+		case *pg_query.Node_AIndirection:
+			shiftVectorSubscript(v.AIndirection)
+		case *pg_query.Node_CollateClause:
+			if isDefaultCollation(v.CollateClause.Collname) && v.CollateClause.Arg != nil {
+				n.Node = v.CollateClause.Arg.Node
+				return true
+			}
+		}
+		return true
+	})
+	return usesMacros
+}
+
+// systemFunc reports whether schema.name is a function pgcatalog implements
+// (information_schema holds the _pg_* helpers).
+func systemFunc(schema, name string) bool {
+	name = strings.ToLower(name)
+	return pgcatalog.IsFunction(name) && (schema == "" || schema == "pg_catalog" || schema == "information_schema" && strings.HasPrefix(name, "_pg_"))
+}
+
+func makeCall(name string, loc int32, args ...*pg_query.Node) *pg_query.Node {
+	return &pg_query.Node{Node: &pg_query.Node_FuncCall{FuncCall: &pg_query.FuncCall{
+		Funcname: []*pg_query.Node{pg_query.MakeStrNode(name)}, Args: args, Location: loc,
+		Funcformat: pg_query.CoercionForm_COERCE_EXPLICIT_CALL,
+	}}}
+}
+
+func sqlValueMacro(op pg_query.SQLValueFunctionOp) string {
+	switch op {
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg_query.SQLValueFunctionOp_SVFOP_SESSION_USER,
+		pg_query.SQLValueFunctionOp_SVFOP_USER, pg_query.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
+		return pgcatalog.MacroPrefix + "current_user"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
+		return pgcatalog.MacroPrefix + "current_database"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
+		return pgcatalog.MacroPrefix + "current_schema"
+	}
+	return ""
+}
+
+// needsSystemRewrite reports whether rewriteSystem changes n itself (so
+// that its result column name must be fixed first).
+func needsSystemRewrite(n *pg_query.Node) bool {
+	switch v := n.GetNode().(type) {
+	case *pg_query.Node_FuncCall:
+		return systemFunc(funcName(v.FuncCall))
+	case *pg_query.Node_SqlvalueFunction:
+		return sqlValueMacro(v.SqlvalueFunction.Op) != ""
+	case *pg_query.Node_TypeCast:
+		return regTypeName(v.TypeCast.TypeName) != "" || needsSystemRewrite(v.TypeCast.Arg)
+	case *pg_query.Node_CollateClause:
+		return true
+	case *pg_query.Node_AExpr: // regex operators and ANY/ALL over arrays become calls
+		return v.AExpr.Kind == pg_query.A_Expr_Kind_AEXPR_OP_ANY || v.AExpr.Kind == pg_query.A_Expr_Kind_AEXPR_OP_ALL ||
+			v.AExpr.Kind == pg_query.A_Expr_Kind_AEXPR_OP && len(v.AExpr.Name) > 0 && strings.Contains(v.AExpr.Name[len(v.AExpr.Name)-1].GetString_().GetSval(), "~")
+	}
+	return false
+}
+
+func regTypeName(tn *pg_query.TypeName) string {
+	if tn == nil || len(tn.ArrayBounds) > 0 {
+		return ""
+	}
+	name := typeNameString(tn)
+	if pgcatalog.IsRegType(name) || name == "oid" {
+		return name
+	}
+	return ""
+}
+
+// rewriteRegCast rewrites a cast to a reg* type into a macro call (true)
+// and ::oid into ::int8.
+func rewriteRegCast(n *pg_query.Node, tc *pg_query.TypeCast) bool {
+	name := regTypeName(tc.TypeName)
+	switch {
+	case name == "":
+		return false
+	case name == "oid":
+		tc.TypeName = &pg_query.TypeName{Names: []*pg_query.Node{pg_query.MakeStrNode("pg_catalog"), pg_query.MakeStrNode("int8")}, Typemod: -1, Location: tc.TypeName.Location}
+		return false
+	}
+	arg := tc.Arg
+	suffix := "_out"
+	if isRegInput(arg) {
+		suffix = "_in"
+	}
+	n.Node = makeCall(pgcatalog.MacroPrefix+name+suffix, tc.Location, arg).Node
+	return true
+}
+
+// regToText rewrites x::regclass::text (any reg* type, any text type)
+// into regclass_out(regclass_in(x)) (regclass_out(x) when x is not a
+// string): the text of a reg* value is the object's name, not the OID.
+func regToText(tc *pg_query.TypeCast) bool {
+	inner := tc.Arg.GetTypeCast()
+	if inner == nil || !isTextType(tc.TypeName) {
+		return false
+	}
+	name := regTypeName(inner.TypeName)
+	if name == "" || name == "oid" {
+		return false
+	}
+	arg := inner.Arg
+	if isRegInput(arg) {
+		arg = makeCall(pgcatalog.MacroPrefix+name+"_in", inner.Location, arg)
+	}
+	tc.Arg = makeCall(pgcatalog.MacroPrefix+name+"_out", inner.Location, arg)
+	return true
+}
+
+// isRegInput: a reg* cast of this expression parses a name (string
+// literal, parameter, text cast) rather than taking an OID.
+func isRegInput(arg *pg_query.Node) bool {
+	switch a := arg.GetNode().(type) {
+	case *pg_query.Node_AConst:
+		_, ok := a.AConst.Val.(*pg_query.A_Const_Sval)
+		return ok
+	case *pg_query.Node_ParamRef:
+		return true
+	case *pg_query.Node_TypeCast:
+		return isTextType(a.TypeCast.TypeName)
+	}
+	return false
+}
+
+func isTextType(tn *pg_query.TypeName) bool {
+	switch typeNameString(tn) {
+	case "text", "varchar", "name", "bpchar":
+		return true
+	}
+	return false
+}
+
+func isDefaultCollation(names []*pg_query.Node) bool {
+	if len(names) == 0 {
+		return false
+	}
+	last := names[len(names)-1].GetString_().GetSval()
+	return last == "default"
+}
+
+func rewriteSystemOp(n *pg_query.Node, e *pg_query.A_Expr) {
+	if len(e.Name) == 2 && e.Name[0].GetString_().GetSval() == "pg_catalog" {
+		e.Name = e.Name[1:]
+	}
+	if len(e.Name) != 1 {
+		return
+	}
+	op := e.Name[0].GetString_().GetSval()
+	switch e.Kind {
+	case pg_query.A_Expr_Kind_AEXPR_OP:
+		var args []*pg_query.Node
+		neg := strings.HasPrefix(op, "!")
+		switch op {
+		case "~", "!~":
+			args = []*pg_query.Node{e.Lexpr, e.Rexpr}
+		case "~*", "!~*":
+			args = []*pg_query.Node{e.Lexpr, e.Rexpr, pg_query.MakeAConstStrNode("i", -1)}
+		default:
+			return
+		}
+		call := makeCall("regexp_matches", e.Location, args...)
+		if neg {
+			call = pg_query.MakeBoolExprNode(pg_query.BoolExprType_NOT_EXPR, []*pg_query.Node{call}, e.Location)
+		}
+		n.Node = call.Node
+	case pg_query.A_Expr_Kind_AEXPR_OP_ANY, pg_query.A_Expr_Kind_AEXPR_OP_ALL:
+		if e.Rexpr.GetSubLink() != nil {
+			return
+		}
+		// x = ANY(a) -> list_contains(a, x); x <> ALL(a) -> NOT list_contains(a, x);
+		// other operators: list_bool_or / list_bool_and over a lambda.
+		any := e.Kind == pg_query.A_Expr_Kind_AEXPR_OP_ANY
+		if op == "=" && any {
+			n.Node = makeCall("list_contains", e.Location, e.Rexpr, e.Lexpr).Node
+			return
+		}
+		if op == "<>" && !any {
+			n.Node = pg_query.MakeBoolExprNode(pg_query.BoolExprType_NOT_EXPR, []*pg_query.Node{makeCall("list_contains", e.Location, e.Rexpr, e.Lexpr)}, e.Location).Node
+		}
+	}
+}
+
+// zeroBasedVectors are the catalog columns of type int2vector / oidvector:
+// PostgreSQL subscripts them from 0.
+var zeroBasedVectors = map[string]bool{"indkey": true, "indclass": true, "indcollation": true, "indoption": true,
+	"proargtypes": true, "stxkeys": true}
+
+func shiftVectorSubscript(ai *pg_query.A_Indirection) {
+	cr := ai.Arg.GetColumnRef()
+	if cr == nil || len(cr.Fields) == 0 || len(ai.Indirection) != 1 {
+		return
+	}
+	if !zeroBasedVectors[cr.Fields[len(cr.Fields)-1].GetString_().GetSval()] {
+		return
+	}
+	idx := ai.Indirection[0].GetAIndices()
+	if idx == nil || idx.IsSlice || idx.Uidx == nil {
+		return
+	}
+	idx.Uidx = pg_query.MakeAExprNode(pg_query.A_Expr_Kind_AEXPR_OP, []*pg_query.Node{pg_query.MakeStrNode("+")},
+		idx.Uidx, pg_query.MakeAConstIntNode(1, -1), -1)
+}
