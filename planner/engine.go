@@ -60,7 +60,9 @@ type Engine struct {
 	mu      sync.Mutex
 	tables  map[catalog.TableID]*Table
 	opening map[catalog.TableID]chan struct{}
-	closed  bool
+	// testOpenHook is set by this package's tests only.
+	testOpenHook func()
+	closed       bool
 }
 
 // Open starts an engine.
@@ -258,19 +260,30 @@ func (e *Engine) Table(ctx context.Context, id catalog.TableID) (*Table, error) 
 		ch := make(chan struct{})
 		e.opening[id] = ch
 		e.mu.Unlock()
-		t, err := e.openTable(ctx, id)
+		return e.finishOpen(ctx, id, ch)
+	}
+}
+
+// finishOpen opens the table and always releases the waiters of ch, even
+// if opening panics (a session recovers the panic; other sessions must not
+// wait forever on a channel nobody closes).
+func (e *Engine) finishOpen(ctx context.Context, id catalog.TableID, ch chan struct{}) (t *Table, err error) {
+	defer func() {
 		e.mu.Lock()
 		delete(e.opening, id)
-		if err == nil {
+		if err == nil && t != nil {
 			e.tables[id] = t
 		}
 		close(ch)
 		e.mu.Unlock()
-		return t, err
-	}
+	}()
+	return e.openTable(ctx, id)
 }
 
 func (e *Engine) openTable(ctx context.Context, id catalog.TableID) (*Table, error) {
+	if e.testOpenHook != nil {
+		e.testOpenHook()
+	}
 	ent, err := e.cat.Table(ctx, id)
 	if err != nil {
 		if errors.Is(err, catalog.ErrNotFound) {
