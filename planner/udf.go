@@ -7,6 +7,7 @@ import (
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
+	"github.com/bsdb/bsdb-pg/pgtypes"
 	"github.com/bsdb/bsdb-pg/storage/parquet"
 )
 
@@ -41,5 +42,29 @@ func (e *Engine) registerUDFs(ctx context.Context) error {
 		return err
 	}
 	defer conn.Close()
-	return duckdb.RegisterScalarUDF(conn, "bsdb_interval", intervalUDF{})
+	if err := duckdb.RegisterScalarUDF(conn, "bsdb_interval", intervalUDF{}); err != nil {
+		return err
+	}
+	return duckdb.RegisterScalarUDF(conn, "__bsdb_interval_text", intervalTextUDF{})
+}
+
+// intervalTextUDF is PostgreSQL's interval output (IntervalStyle postgres)
+// for interval -> text casts inside queries.
+type intervalTextUDF struct{}
+
+func (intervalTextUDF) Config() duckdb.ScalarFuncConfig {
+	iv, _ := duckdb.NewTypeInfo(duckdb.TYPE_INTERVAL)
+	vc, _ := duckdb.NewTypeInfo(duckdb.TYPE_VARCHAR)
+	return duckdb.ScalarFuncConfig{InputTypeInfos: []duckdb.TypeInfo{iv}, ResultTypeInfo: vc}
+}
+
+func (intervalTextUDF) Executor() duckdb.ScalarFuncExecutor {
+	return duckdb.ScalarFuncExecutor{RowExecutor: func(values []driver.Value) (any, error) {
+		v, ok := values[0].(duckdb.Interval)
+		if !ok {
+			return nil, fmt.Errorf("__bsdb_interval_text: %T", values[0])
+		}
+		b, err := pgtypes.AppendText(nil, pgtypes.OIDInterval, -1, pgtypes.Interval{Months: v.Months, Days: v.Days, Micros: v.Micros}, nil)
+		return string(b), err
+	}}
 }

@@ -170,6 +170,8 @@ type selectPlan struct {
 	cols    []resultCol
 	b       *binder
 	rows    *sql.Rows
+	qctx    context.Context // the query's context: the portal's lifetime
+	qcancel context.CancelFunc
 	count   int64
 	done    bool
 	tag     string // "SELECT"; "INSERT 0 n" etc. for RETURNING
@@ -251,8 +253,19 @@ func (p *selectPlan) run(ctx context.Context, maxRows int, sink rowSink) (bool, 
 		return false, nil
 	}
 	if p.rows == nil {
-		rows, err := p.s.conn.QueryContext(ctx, p.q.SQL, p.args...)
+		// The query outlives this Execute when the portal suspends (JDBC
+		// fetchSize): it runs under the portal's own context, cancelled
+		// when the portal closes or when an Execute's context ends.
+		p.qctx, p.qcancel = context.WithCancel(context.Background())
+	}
+	stop := context.AfterFunc(ctx, p.qcancel)
+	defer stop()
+	if p.rows == nil {
+		rows, err := p.s.conn.QueryContext(p.qctx, p.q.SQL, p.args...)
 		if err != nil {
+			if ctx.Err() != nil {
+				return false, ctx.Err()
+			}
 			return false, err
 		}
 		p.rows = rows
@@ -272,6 +285,9 @@ func (p *selectPlan) run(ctx context.Context, maxRows int, sink rowSink) (bool, 
 			return false, err
 		}
 		if !p.rows.Next() {
+			if ctx.Err() != nil {
+				return false, ctx.Err()
+			}
 			break
 		}
 		if err := p.rows.Scan(p.ptrs...); err != nil {
@@ -327,6 +343,9 @@ func (p *selectPlan) finish() {
 	p.done = true
 	if p.rows != nil {
 		p.rows.Close()
+	}
+	if p.qcancel != nil {
+		p.qcancel()
 	}
 	p.b.release()
 }

@@ -226,6 +226,15 @@ func (tr *translator) typeCast(n *pg_query.Node, tc *pg_query.TypeCast, sc *scop
 	} else if at.oid == OIDBpchar && (oid == OIDText || oid == OIDVarchar) {
 		// bpchar -> text drops the padding (rtrim1 in PostgreSQL).
 		rtrimBlanks(tc.Arg)
+	} else if (oid == OIDText || oid == OIDVarchar) && (at.oid == OIDInterval || at.oid == OIDBytea) {
+		// DuckDB's own text of these types is not PostgreSQL's
+		// ("2 months", "\xDE\xAD"): use PostgreSQL's output function.
+		fn := "__bsdb_bytea_text"
+		if at.oid == OIDInterval {
+			fn = "__bsdb_interval_text" // a Go function registered by the planner
+		}
+		rewriteCall(n, fn, tc.Arg)
+		return t, nil
 	}
 	if tn, err := duckTypeName(oid, mod); err == nil {
 		tn.Location = tc.TypeName.Location
@@ -276,6 +285,13 @@ func (tr *translator) aExpr(n *pg_query.Node, e *pg_query.A_Expr, sc *scope, wan
 	}
 	if err := checkOperands(e, op, lt, rt); err != nil {
 		return unknownTyp, err
+	}
+	if compareOps[op] && (lt.oid == OIDBpchar || rt.oid == OIDBpchar) && !isNullConst(e.Lexpr) && !isNullConst(e.Rexpr) {
+		// character(n) compares without its trailing blanks (bpchareq);
+		// DuckDB compares the padded text.
+		rtrimBlanks(e.Lexpr)
+		rtrimBlanks(e.Rexpr)
+		return typ{OIDBool, -1}, nil
 	}
 	switch {
 	case arithOps[op]:
@@ -618,6 +634,14 @@ var comparisonOps = map[string]bool{"=": true, "<>": true, "!=": true, "<": true
 
 // rtrimBlanks replaces n by rtrim(n, ' '): the value of a char(n) without
 // its padding, as PostgreSQL's bpchar-to-text conversion gives it.
+// compareOps are the comparison operators.
+var compareOps = map[string]bool{"=": true, "<>": true, "!=": true, "<": true, ">": true, "<=": true, ">=": true}
+
+func isNullConst(n *pg_query.Node) bool {
+	c := n.GetAConst()
+	return c != nil && c.Isnull
+}
+
 func rtrimBlanks(n *pg_query.Node) {
 	inner := &pg_query.Node{Node: n.Node}
 	rewriteCall(n, "rtrim", inner, pg_query.MakeAConstStrNode(" ", -1))

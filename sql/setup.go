@@ -12,6 +12,8 @@ func Setup() []string {
 		"SET default_null_order = 'nulls_last_on_asc_first_on_desc'",
 		// DuckDB returns NULL for x/0 and x%0; PostgreSQL raises 22012.
 		// MapError turns the error() text into SQLSTATE 22012.
+		// bytea -> text in bytea_output = hex (DuckDB's hex() is upper case).
+		"CREATE OR REPLACE TEMP MACRO __bsdb_bytea_text(b) AS '\\x' || lower(hex(b))",
 		"CREATE OR REPLACE TEMP MACRO __bsdb_div(a, b) AS CASE WHEN b = 0 THEN error('division by zero') ELSE a / b END",
 		"CREATE OR REPLACE TEMP MACRO __bsdb_mod(a, b) AS CASE WHEN b = 0 THEN error('division by zero') ELSE a % b END",
 		// float arithmetic: DuckDB gives ±Infinity on overflow; PostgreSQL
