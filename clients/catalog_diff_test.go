@@ -119,4 +119,3 @@ func TestCatalogQueriesMatchPostgres(t *testing.T) {
 		}
 	}
 }
-
