@@ -43,10 +43,10 @@ run: build
 test: vet fmtcheck build gotest testrace
 
 gotest:
-	BSDB_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) test -p $(P) -timeout $(TIMEOUT) ./...
+	BSDB_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -p $(P) -timeout $(TIMEOUT) ./...
 
 testrace:
-	$(if $(RACE_PKGS),$(GO) test -race -p $(P) -timeout $(TIMEOUT) $(RACE_PKGS),@echo "testrace: no concurrent packages yet")
+	$(if $(RACE_PKGS),$(GO) test -count=1 -race -p $(P) -timeout $(TIMEOUT) $(RACE_PKGS),@echo "testrace: no concurrent packages yet")
 
 vet:
 	$(GO) vet ./...

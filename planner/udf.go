@@ -11,29 +11,47 @@ import (
 	"github.com/bsdb/bsdb-pg/storage/parquet"
 )
 
-// intervalUDF decodes an interval stored in Parquet (16 bytes: months,
-// days, nanoseconds, little-endian; storage/parquet.EncodeInterval) into a
-// DuckDB INTERVAL.
-type intervalUDF struct{}
-
-func (intervalUDF) Config() duckdb.ScalarFuncConfig {
-	blob, _ := duckdb.NewTypeInfo(duckdb.TYPE_BLOB)
-	iv, _ := duckdb.NewTypeInfo(duckdb.TYPE_INTERVAL)
-	return duckdb.ScalarFuncConfig{InputTypeInfos: []duckdb.TypeInfo{blob}, ResultTypeInfo: iv}
+// scalarUDF is a one-argument DuckDB scalar function written in Go.
+type scalarUDF struct {
+	in, out duckdb.Type
+	fn      func(v driver.Value) (any, error)
 }
 
-func (intervalUDF) Executor() duckdb.ScalarFuncExecutor {
-	return duckdb.ScalarFuncExecutor{RowExecutor: func(values []driver.Value) (any, error) {
-		b, ok := values[0].([]byte)
+func (u scalarUDF) Config() duckdb.ScalarFuncConfig {
+	in, _ := duckdb.NewTypeInfo(u.in)
+	out, _ := duckdb.NewTypeInfo(u.out)
+	return duckdb.ScalarFuncConfig{InputTypeInfos: []duckdb.TypeInfo{in}, ResultTypeInfo: out}
+}
+
+func (u scalarUDF) Executor() duckdb.ScalarFuncExecutor {
+	return duckdb.ScalarFuncExecutor{RowExecutor: func(values []driver.Value) (any, error) { return u.fn(values[0]) }}
+}
+
+// udfs are the Go functions every DuckDB connection of the engine sees.
+var udfs = map[string]scalarUDF{
+	// bsdb_interval decodes an interval stored in Parquet (16 bytes:
+	// months, days, nanoseconds, little-endian; parquet.EncodeInterval).
+	"bsdb_interval": {duckdb.TYPE_BLOB, duckdb.TYPE_INTERVAL, func(v driver.Value) (any, error) {
+		b, ok := v.([]byte)
 		if !ok {
-			return nil, fmt.Errorf("bsdb_interval: %T", values[0])
+			return nil, fmt.Errorf("bsdb_interval: %T", v)
 		}
-		v, err := parquet.DecodeInterval(b)
+		iv, err := parquet.DecodeInterval(b)
 		if err != nil {
 			return nil, err
 		}
-		return duckdb.Interval{Months: v.Months, Days: v.Days, Micros: v.Nanoseconds / 1000}, nil
-	}}
+		return duckdb.Interval{Months: iv.Months, Days: iv.Days, Micros: iv.Nanoseconds / 1000}, nil
+	}},
+	// __bsdb_interval_text is PostgreSQL's interval output (IntervalStyle
+	// postgres) for interval -> text casts inside queries (sql/expr.go).
+	"__bsdb_interval_text": {duckdb.TYPE_INTERVAL, duckdb.TYPE_VARCHAR, func(v driver.Value) (any, error) {
+		iv, ok := v.(duckdb.Interval)
+		if !ok {
+			return nil, fmt.Errorf("__bsdb_interval_text: %T", v)
+		}
+		b, err := pgtypes.AppendText(nil, pgtypes.OIDInterval, -1, pgtypes.Interval{Months: iv.Months, Days: iv.Days, Micros: iv.Micros}, nil)
+		return string(b), err
+	}},
 }
 
 func (e *Engine) registerUDFs(ctx context.Context) error {
@@ -42,29 +60,10 @@ func (e *Engine) registerUDFs(ctx context.Context) error {
 		return err
 	}
 	defer conn.Close()
-	if err := duckdb.RegisterScalarUDF(conn, "bsdb_interval", intervalUDF{}); err != nil {
-		return err
-	}
-	return duckdb.RegisterScalarUDF(conn, "__bsdb_interval_text", intervalTextUDF{})
-}
-
-// intervalTextUDF is PostgreSQL's interval output (IntervalStyle postgres)
-// for interval -> text casts inside queries.
-type intervalTextUDF struct{}
-
-func (intervalTextUDF) Config() duckdb.ScalarFuncConfig {
-	iv, _ := duckdb.NewTypeInfo(duckdb.TYPE_INTERVAL)
-	vc, _ := duckdb.NewTypeInfo(duckdb.TYPE_VARCHAR)
-	return duckdb.ScalarFuncConfig{InputTypeInfos: []duckdb.TypeInfo{iv}, ResultTypeInfo: vc}
-}
-
-func (intervalTextUDF) Executor() duckdb.ScalarFuncExecutor {
-	return duckdb.ScalarFuncExecutor{RowExecutor: func(values []driver.Value) (any, error) {
-		v, ok := values[0].(duckdb.Interval)
-		if !ok {
-			return nil, fmt.Errorf("__bsdb_interval_text: %T", values[0])
+	for name, u := range udfs {
+		if err := duckdb.RegisterScalarUDF(conn, name, u); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
 		}
-		b, err := pgtypes.AppendText(nil, pgtypes.OIDInterval, -1, pgtypes.Interval{Months: v.Months, Days: v.Days, Micros: v.Micros}, nil)
-		return string(b), err
-	}}
+	}
+	return nil
 }

@@ -154,6 +154,13 @@ func (tr *translator) rangeVar(rv *pg_query.RangeVar, sc *scope) (*relInfo, erro
 		}
 		return nil, err
 	}
+	return tr.substitute(rv, ti), nil
+}
+
+// substitute replaces the table reference rv by a placeholder for ti's
+// FromSQL (keeping the user's alias, or the table name as alias) and
+// returns the relation's scope entry.
+func (tr *translator) substitute(rv *pg_query.RangeVar, ti *TableInfo) *relInfo {
 	tr.tables = append(tr.tables, ti)
 	i := len(tr.subst)
 	tr.subst = append(tr.subst, ti.FromSQL)
@@ -170,7 +177,7 @@ func (tr *translator) rangeVar(rv *pg_query.RangeVar, sc *scope) (*relInfo, erro
 	rv.Schemaname = ""
 	rv.Relname = placeholder(i)
 	rv.Inh = true
-	return rel, nil
+	return rel
 }
 
 func qualName(schema, name string) string {

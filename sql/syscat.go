@@ -39,23 +39,7 @@ func (tr *translator) systemRelation(rv *pg_query.RangeVar) (rel *relInfo, handl
 		}
 		return nil, true, err
 	}
-	tr.tables = append(tr.tables, ti)
-	i := len(tr.subst)
-	tr.subst = append(tr.subst, ti.FromSQL)
-	rel = &relInfo{alias: rv.Relname}
-	for _, c := range ti.Columns {
-		rel.cols = append(rel.cols, colInfo{name: c.Name, t: typ{c.TypeOID, c.TypeMod}})
-	}
-	if rv.Alias == nil {
-		rv.Alias = &pg_query.Alias{Aliasname: rv.Relname}
-	} else {
-		rel.alias = rv.Alias.Aliasname
-		renameCols(rel, rv.Alias)
-	}
-	rv.Schemaname = ""
-	rv.Relname = placeholder(i)
-	rv.Inh = true
-	return rel, true, nil
+	return tr.substitute(rv, ti), true, nil
 }
 
 // rewriteSystem rewrites, in place, the PostgreSQL idioms of catalog
