@@ -27,14 +27,12 @@ const batchColumn = "__bsdb_batch"
 
 // Table is an open table: its txn handle and its DuckDB mirror.
 type Table struct {
-	ID         catalog.TableID
-	Entry      catalog.Entry
-	T          *txn.Table
-	Schema     *schema.Schema
-	mirror     string // quoted DuckDB identifier of the mirror table
-	mirrorName string // its bare name (for the appender)
-	appendable bool   // every column kind can go through the appender
-	eng        *Engine
+	ID     catalog.TableID
+	Entry  catalog.Entry
+	T      *txn.Table
+	Schema *schema.Schema
+	mirror string // quoted DuckDB identifier of the mirror table
+	eng    *Engine
 
 	// gc: shared by statements from snapshot to end of query; exclusive to
 	// delete committed batches from the mirror.
@@ -47,9 +45,7 @@ type Table struct {
 
 func (e *Engine) attach(ctx context.Context, id catalog.TableID, ent *catalog.Entry, tt *txn.Table) (*Table, error) {
 	t := &Table{ID: id, Entry: *ent, T: tt, Schema: tt.Schema(), eng: e, gcDone: make(chan struct{})}
-	t.mirrorName = fmt.Sprintf("__bsdb_buf_%d", ent.OID)
-	t.mirror = quoteIdent(t.mirrorName)
-	t.appendable = appendable(t.Schema)
+	t.mirror = quoteIdent(fmt.Sprintf("__bsdb_buf_%d", ent.OID))
 	var cols []string
 	for _, c := range t.Schema.Columns {
 		cols = append(cols, quoteIdent(c.Name)+" "+DuckType(&c))
@@ -147,14 +143,7 @@ func (t *Table) mirrorBatches(ctx context.Context, batches []txn.Batch) error {
 		return err
 	}
 	defer conn.Close()
-	var rows int64
-	for _, b := range batches {
-		rows += b.Rec.NumRows()
-	}
 	return conn.Raw(func(dc any) error {
-		if t.appendable && rows <= appendRowsLimit {
-			return t.appendBatches(dc.(driver.Conn), batches)
-		}
 		ar, err := duckdb.NewArrowFromConn(dc.(driver.Conn))
 		if err != nil {
 			return err

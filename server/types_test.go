@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/big"
-	"strings"
 	"testing"
 	"time"
 
@@ -112,40 +111,5 @@ func TestTypeRoundTrip(t *testing.T) {
 	}
 	if s2 != "héllo" || iv2.Months != 14 || iv2.Days != 3 || iv2.Microseconds != 3723000000 || u2 != u {
 		t.Fatalf("after flush: %q %+v %x", s2, iv2, u2)
-	}
-}
-
-// TestSmallWritesThroughAppender: single-row writes of the kinds that are
-// mirrored with DuckDB's appender read back exactly, before and after a
-// commit to Parquet, and agree with the same rows written in bulk.
-func TestSmallWritesThroughAppender(t *testing.T) {
-	ts := startServer(t, "")
-	c := ts.conn(t)
-	ddl := "(b boolean, i2 smallint, i4 integer, i8 bigint, f4 real, f8 double precision, s text, j json, ba bytea, d date, tsp timestamp, tz timestamptz)"
-	mustExec(t, c, "CREATE TABLE small "+ddl)
-	mustExec(t, c, "CREATE TABLE bulk "+ddl)
-	row := "(true, -2, 40000, -5000000000, 1.25, -2.5e-300, 'héllo', '{\"a\": 1}', '\\x00ff', '1999-12-31', '2024-02-29 01:02:03.456789', '1970-01-01 00:00:00.000001+00')"
-	mustExec(t, c, "INSERT INTO small VALUES "+row)
-	mustExec(t, c, "INSERT INTO small VALUES (NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)")
-	// 300 rows: over the appender limit, mirrored in bulk.
-	rows := make([]string, 300)
-	for i := range rows {
-		rows[i] = row
-	}
-	mustExec(t, c, "INSERT INTO bulk VALUES "+strings.Join(rows, ", "))
-	q := "SELECT b, i2, i4, i8, f4, f8, s, j, ba, d, tsp, tz FROM %s ORDER BY b NULLS LAST LIMIT 1"
-	want := "[true|-2|40000|-5000000000|1.25|-2.5e-300|héllo|map[a:1]|[0 255]|1999-12-31 00:00:00 +0000 UTC|2024-02-29 01:02:03.456789 +0000 UTC|1970-01-01 00:00:00.000001 +0000 UTC]"
-	for _, stage := range []string{"buffered", "committed"} {
-		for _, tbl := range []string{"small", "bulk"} {
-			if got := fmt.Sprint(queryStrings(t, c, fmt.Sprintf(q, tbl))); got != want {
-				t.Errorf("%s %s: %s\nwant %s", stage, tbl, got, want)
-			}
-		}
-		if err := ts.eng.FlushAll(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got := queryStrings(t, c, "SELECT count(*) FROM small WHERE b IS NULL AND tz IS NULL"); got[0] != "1" {
-		t.Fatalf("NULL row: %v", got)
 	}
 }
