@@ -60,9 +60,10 @@ type Engine struct {
 	mu      sync.Mutex
 	tables  map[catalog.TableID]*Table
 	opening map[catalog.TableID]chan struct{}
-	// testOpenHook is set by this package's tests only.
-	testOpenHook func()
-	closed       bool
+	// testOpenHook and testAfterCreate are set by this package's tests only.
+	testOpenHook    func()
+	testAfterCreate func()
+	closed          bool
 }
 
 // Open starts an engine.
@@ -321,6 +322,27 @@ func (e *Engine) CreateTable(ctx context.Context, id catalog.TableID, sch *schem
 	if err := e.checkSchema(ctx, id.Database, id.Schema); err != nil {
 		return false, err
 	}
+	// Register the table as opening before its catalog entry exists: a
+	// concurrent Engine.Table (a statement, the pg_catalog refresh) then
+	// waits for this handle instead of opening a second one on the same
+	// table and mirror.
+	ch, err := e.claimOpening(ctx, id)
+	if err != nil {
+		if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.DuplicateTable && ifNotExists {
+			return false, nil
+		}
+		return false, err
+	}
+	var t *Table
+	defer func() {
+		e.mu.Lock()
+		delete(e.opening, id)
+		if t != nil {
+			e.tables[id] = t
+		}
+		close(ch)
+		e.mu.Unlock()
+	}()
 	ent, err := e.cat.CreateTable(ctx, id)
 	if errors.Is(err, catalog.ErrPrefixInUse) {
 		// Leftovers of an earlier table of that name whose DROP was
@@ -347,14 +369,41 @@ func (e *Engine) CreateTable(ctx context.Context, id catalog.TableID, sch *schem
 		_ = e.cat.DropTable(ctx, id)
 		return false, err
 	}
-	t, err := e.attach(ctx, id, ent, tt)
+	if e.testAfterCreate != nil {
+		e.testAfterCreate()
+	}
+	t, err = e.attach(ctx, id, ent, tt)
 	if err != nil {
+		t = nil
 		return false, err
 	}
-	e.mu.Lock()
-	e.tables[id] = t
-	e.mu.Unlock()
 	return true, nil
+}
+
+// claimOpening marks id as being opened by the caller, waiting while
+// another goroutine opens or creates it. The caller must delete the mark
+// and close the channel.
+func (e *Engine) claimOpening(ctx context.Context, id catalog.TableID) (chan struct{}, error) {
+	for {
+		e.mu.Lock()
+		if ch, ok := e.opening[id]; ok {
+			e.mu.Unlock()
+			select {
+			case <-ch:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		if _, ok := e.tables[id]; ok {
+			e.mu.Unlock()
+			return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", id.Name)
+		}
+		ch := make(chan struct{})
+		e.opening[id] = ch
+		e.mu.Unlock()
+		return ch, nil
+	}
 }
 
 func (e *Engine) checkSchema(ctx context.Context, db, sc string) error {
