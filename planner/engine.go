@@ -245,22 +245,18 @@ func (e *Engine) Table(ctx context.Context, id catalog.TableID) (*Table, error) 
 			e.mu.Unlock()
 			return nil, pgerr.New(pgerr.AdminShutdown, "the server is shutting down")
 		}
-		if t, ok := e.tables[id]; ok {
-			e.mu.Unlock()
+		t, ok := e.tables[id]
+		e.mu.Unlock()
+		if ok {
 			return t, nil
 		}
-		if ch, ok := e.opening[id]; ok {
-			e.mu.Unlock()
-			select {
-			case <-ch:
-				continue
-			case <-ctx.Done():
-				return nil, ctx.Err()
+		ch, err := e.claimOpening(ctx, id)
+		if err != nil {
+			if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.DuplicateTable {
+				continue // someone else opened (or created) it meanwhile
 			}
+			return nil, err
 		}
-		ch := make(chan struct{})
-		e.opening[id] = ch
-		e.mu.Unlock()
 		return e.finishOpen(ctx, id, ch)
 	}
 }
@@ -269,16 +265,20 @@ func (e *Engine) Table(ctx context.Context, id catalog.TableID) (*Table, error) 
 // if opening panics (a session recovers the panic; other sessions must not
 // wait forever on a channel nobody closes).
 func (e *Engine) finishOpen(ctx context.Context, id catalog.TableID, ch chan struct{}) (t *Table, err error) {
-	defer func() {
-		e.mu.Lock()
-		delete(e.opening, id)
-		if err == nil && t != nil {
-			e.tables[id] = t
-		}
-		close(ch)
-		e.mu.Unlock()
-	}()
+	defer func() { e.releaseOpening(id, ch, t) }()
 	return e.openTable(ctx, id)
+}
+
+// releaseOpening ends a claimOpening: registers t (nil: the open or create
+// failed) and wakes the waiters.
+func (e *Engine) releaseOpening(id catalog.TableID, ch chan struct{}, t *Table) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.opening, id)
+	if t != nil {
+		e.tables[id] = t
+	}
+	close(ch)
 }
 
 func (e *Engine) openTable(ctx context.Context, id catalog.TableID) (*Table, error) {
@@ -334,15 +334,7 @@ func (e *Engine) CreateTable(ctx context.Context, id catalog.TableID, sch *schem
 		return false, err
 	}
 	var t *Table
-	defer func() {
-		e.mu.Lock()
-		delete(e.opening, id)
-		if t != nil {
-			e.tables[id] = t
-		}
-		close(ch)
-		e.mu.Unlock()
-	}()
+	defer func() { e.releaseOpening(id, ch, t) }()
 	ent, err := e.cat.CreateTable(ctx, id)
 	if errors.Is(err, catalog.ErrPrefixInUse) {
 		// Leftovers of an earlier table of that name whose DROP was
