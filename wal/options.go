@@ -68,7 +68,10 @@ type Options struct {
 	// UnsafeNoSync skips every fdatasync and directory sync: acknowledged
 	// data can be lost by a crash. For tests only.
 	UnsafeNoSync bool
-	Logger       *slog.Logger // nil = discard
+	// NoMmap makes recovery read segments into the heap instead of mapping
+	// them (see mmap.go).
+	NoMmap bool
+	Logger *slog.Logger // nil = discard
 }
 
 func (o Options) withDefaults() (Options, error) {

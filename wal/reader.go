@@ -6,8 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -78,8 +82,15 @@ func allZero(b []byte) bool {
 }
 
 // readSegment parses a whole segment. It returns every complete, verified
-// batch, or a *CorruptionError; it never panics on any input.
+// batch, or a *CorruptionError; it never panics on any input. The batches
+// share data.
 func readSegment(name string, data []byte) (*segmentContents, error) {
+	return readSegmentFrom(name, data, nil)
+}
+
+// readSegmentFrom is readSegment; m is data's mapping if data is mapped
+// (see mmap.go), nil if data is on the heap.
+func readSegmentFrom(name string, data []byte, m *mapping) (*segmentContents, error) {
 	frames, tail, tailOff, reason, cerr := scanFrames(name, data)
 	if cerr != nil {
 		return nil, cerr
@@ -107,7 +118,11 @@ func readSegment(name string, data []byte) (*segmentContents, error) {
 		}
 	}
 	validEnd := frames[len(frames)-1].end
-	if err := decodeFrames(name, data[:validEnd], frames, recFrames, isLast, c); err != nil {
+	err := decodeFrames(name, data[:validEnd], m, frames, recFrames, isLast, c)
+	// The mapping object holds a count of the mapping until here: data is
+	// read until decodeFrames returns (see mmap.go).
+	runtime.KeepAlive(m)
+	if err != nil {
 		c.release()
 		return nil, err
 	}
@@ -206,54 +221,88 @@ func torn(name string, data []byte, frames []frame, off int64, why string) ([]fr
 }
 
 // decodeFrames decodes the complete frames with the Arrow IPC reader and
-// verifies each batch.
-func decodeFrames(name string, data []byte, frames []frame, recFrames []int, isLast func(int) bool, c *segmentContents) (err error) {
-	k := 0 // next record frame
-	fail := func(fi int, cause error) error {
-		if isLast(fi) {
-			c.tail, c.tailOff, c.reason = tailTorn, frames[fi].off, fmt.Sprintf("undecodable final message: %v", cause)
-			return nil
-		}
-		return corrupt(name, frames[fi].off, ErrBadFrame, "%v", cause)
-	}
-	defer func() {
-		// The Arrow reader recovers its own panics; this covers the rest.
-		if p := recover(); p != nil {
-			fi := 0
-			if k < len(recFrames) {
-				fi = recFrames[k]
+// verifies each batch. Bodies are not copied (except small ones of a
+// mapped segment, see mmap.go): every decoded buffer is a slice of data
+// (see frameMessages), so the batches keep data alive and nothing else.
+// The record frames are decoded and checksummed in parallel in contiguous
+// chunks; the results are merged in frame order, so the outcome (batches,
+// and the first failing frame with its error) is the one a sequential
+// decode gives.
+func decodeFrames(name string, data []byte, m *mapping, frames []frame, recFrames []int, isLast func(int) bool, c *segmentContents) error {
+	chunks := decodeChunks(frames, recFrames)
+	results := make([]chunkResult, len(chunks))
+	workers := min(runtime.GOMAXPROCS(0), len(chunks))
+	if workers <= 1 {
+		for i := range chunks {
+			results[i] = decodeChunk(data, m, frames, chunks[i])
+			if results[i].err != nil {
+				break
 			}
-			err = corrupt(name, frames[fi].off, ErrBadFrame, "decoder panic: %v", p)
 		}
-	}()
-	rd, rerr := ipc.NewReader(bytes.NewReader(data), ipc.WithAllocator(memory.DefaultAllocator))
-	if rerr != nil {
-		return fail(0, rerr)
+	} else {
+		var next atomic.Int64
+		var failed atomic.Int64 // lowest failed chunk + 1, 0 if none
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					i := int(next.Add(1) - 1)
+					if i >= len(chunks) {
+						return
+					}
+					if f := failed.Load(); f != 0 && int64(i) >= f {
+						continue // a sequential decode never gets here
+					}
+					results[i] = decodeChunk(data, m, frames, chunks[i])
+					if results[i].err != nil {
+						for f := failed.Load(); f == 0 || int64(i)+1 < f; f = failed.Load() {
+							if failed.CompareAndSwap(f, int64(i)+1) {
+								break
+							}
+						}
+					}
+				}
+			}()
+		}
+		wg.Wait()
 	}
-	defer rd.Release()
-	c.schema = rd.Schema()
-	for rd.Next() {
-		if k >= len(recFrames) {
-			return corrupt(name, frames[len(frames)-1].off, ErrBadFrame, "more batches than frames")
+	var err error
+	for i := range results {
+		r := &results[i]
+		if err != nil || r.schema == nil && r.err == nil {
+			// After the first failure (or a chunk skipped because of it).
+			for _, b := range r.batches {
+				b.rec.Release()
+			}
+			continue
 		}
-		fi := recFrames[k]
-		b, verr := verifyBatch(rd.RecordBatch())
-		if verr != nil {
-			return corrupt(name, frames[fi].off, ErrChecksum, "%v", verr)
+		if c.schema == nil {
+			c.schema = r.schema
 		}
-		b.off = frames[fi].off
-		c.batches = append(c.batches, b)
-		k++
+		c.batches = append(c.batches, r.batches...)
+		if r.err == nil {
+			continue
+		}
+		switch {
+		case r.checksum:
+			err = corrupt(name, frames[r.frame].off, ErrChecksum, "%v", r.err)
+		case r.hard:
+			err = corrupt(name, frames[r.frame].off, ErrBadFrame, "%v", r.err)
+		case isLast(r.frame):
+			c.tail, c.tailOff, c.reason = tailTorn, frames[r.frame].off, fmt.Sprintf("undecodable final message: %v", r.err)
+			// Stop here: the torn frame is the last one.
+			err = errStop
+		default:
+			err = corrupt(name, frames[r.frame].off, ErrBadFrame, "%v", r.err)
+		}
 	}
-	if rerr := rd.Err(); rerr != nil {
-		fi := len(frames) - 1
-		if k < len(recFrames) {
-			fi = recFrames[k]
-		}
-		return fail(fi, rerr)
+	if err == errStop {
+		err = nil
 	}
-	if k != len(recFrames) {
-		return fail(recFrames[k], errors.New("batch missing from the stream"))
+	if err != nil {
+		return err
 	}
 	// Untagged batches are legal only in foreign streams: a segment named by
 	// this package, or holding any tagged batch, has every batch tagged (a
@@ -272,6 +321,192 @@ func decodeFrames(name string, data []byte, frames []frame, recFrames []int, isL
 		}
 	}
 	return nil
+}
+
+var errStop = errors.New("stop")
+
+// chunk is a contiguous run of a segment's frames decoded by one
+// Arrow IPC reader (after the schema frame, which every chunk decodes).
+type chunk struct {
+	frames []int // frame indexes after the schema, in order
+	recs   []int // the record-batch frames among them
+}
+
+// chunkResult is what decoding a chunk produced: its verified batches, and
+// the first failure (frame index and cause).
+type chunkResult struct {
+	schema   *arrow.Schema
+	batches  []batch
+	err      error
+	frame    int
+	checksum bool // err is a checksum/metadata failure of a decoded batch
+	hard     bool // err is corruption even in the final frame (a panic outside the Arrow reader)
+}
+
+// chunkBytes is the frame size at which a chunk is cut; chunks bound the
+// work one goroutine takes at a time (so both cores stay busy to the end).
+// A variable for tests.
+var chunkBytes int64 = 4 << 20
+
+// decodeChunks splits the frames after the schema into chunks. A segment
+// with dictionary frames (never written by this package) is decoded as one
+// chunk: dictionaries are stream state.
+func decodeChunks(frames []frame, recFrames []int) []chunk {
+	dicts := false
+	for _, f := range frames[1:] {
+		if f.typ == msgDictionaryBatch {
+			dicts = true
+		}
+	}
+	if dicts || len(recFrames) == 0 {
+		all := make([]int, 0, len(frames)-1)
+		for i := 1; i < len(frames); i++ {
+			all = append(all, i)
+		}
+		return []chunk{{frames: all, recs: recFrames}}
+	}
+	var out []chunk
+	start, size := 0, int64(0)
+	for i, fi := range recFrames {
+		size += frames[fi].end - frames[fi].off
+		if size >= chunkBytes || i == len(recFrames)-1 {
+			run := recFrames[start : i+1 : i+1]
+			out = append(out, chunk{frames: run, recs: run})
+			start, size = i+1, 0
+		}
+	}
+	return out
+}
+
+// decodeChunk decodes and verifies one chunk; it never panics.
+func decodeChunk(data []byte, m *mapping, frames []frame, ch chunk) (res chunkResult) {
+	k := 0 // next record frame of the chunk
+	defer func() {
+		// The Arrow reader recovers its own panics; this covers the rest.
+		if p := recover(); p != nil {
+			fi := 0
+			if k < len(ch.recs) {
+				fi = ch.recs[k]
+			}
+			res.err, res.frame, res.hard, res.checksum = fmt.Errorf("decoder panic: %v", p), fi, true, false
+		}
+	}()
+	mr := &frameMessages{data: data, m: m, frames: frames, idx: ch.frames}
+	rd, rerr := ipc.NewReaderFromMessageReader(mr, ipc.WithAllocator(memory.DefaultAllocator))
+	if rerr != nil {
+		res.err, res.frame = rerr, 0
+		return res
+	}
+	defer rd.Release()
+	res.schema = rd.Schema()
+	for rd.Next() {
+		if k >= len(ch.recs) {
+			res.err, res.frame, res.hard = errors.New("more batches than frames"), len(frames)-1, true
+			return res
+		}
+		fi := ch.recs[k]
+		b, verr := verifyBatch(rd.RecordBatch())
+		if verr != nil {
+			res.err, res.frame, res.checksum = verr, fi, true
+			return res
+		}
+		b.off = frames[fi].off
+		if mr.mapped() {
+			m.trackBatch(b.rec) // see mmap.go
+		}
+		res.batches = append(res.batches, b)
+		k++
+	}
+	if rerr := rd.Err(); rerr != nil {
+		fi := ch.frames[len(ch.frames)-1]
+		if k < len(ch.recs) {
+			fi = ch.recs[k]
+		}
+		res.err, res.frame = rerr, fi
+		return res
+	}
+	if k != len(ch.recs) {
+		res.err, res.frame = errors.New("batch missing from the stream"), ch.recs[k]
+	}
+	return res
+}
+
+// frameMessages is an ipc.MessageReader over frames of a segment held in
+// memory: the schema frame, then the frames idx. Metadata and body are
+// slices of data capped at the frame's end (a damaged buffer offset cannot
+// reach into the next frame), so decoded arrays share data, zero-copy
+// (but a body smaller than minMappedBody of a mapped segment is copied).
+// The frames were bounds-checked by scanFrames.
+type frameMessages struct {
+	data   []byte
+	m      *mapping // data's mapping, nil if data is on the heap
+	frames []frame
+	idx    []int
+	next   int  // next index into idx
+	schema bool // the schema frame was returned
+	msg    *ipc.Message
+	// lastMapped: the body of the last message returned is a slice of the
+	// mapping; dictMapped: so is the body of a dictionary message returned
+	// (dictionaries are stream state, used by later batches).
+	lastMapped, dictMapped bool
+}
+
+// mapped says whether the batch just decoded (from the last message
+// returned) may use the mapping.
+func (m *frameMessages) mapped() bool { return m.lastMapped || m.dictMapped }
+
+func (m *frameMessages) Message() (msg *ipc.Message, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			msg, err = nil, fmt.Errorf("invalid message: %v", p)
+		}
+	}()
+	var f frame
+	switch {
+	case !m.schema:
+		f, m.schema = m.frames[0], true
+	case m.next < len(m.idx):
+		f = m.frames[m.idx[m.next]]
+		m.next++
+	default:
+		return nil, io.EOF
+	}
+	mlen := int64(int32(binary.LittleEndian.Uint32(m.data[f.off+4:])))
+	metaEnd := f.off + 8 + mlen
+	// The metadata is only read while decoding (names and custom metadata
+	// are copied into strings).
+	meta := memory.NewBufferBytes(m.data[f.off+8 : metaEnd : metaEnd])
+	var body *memory.Buffer
+	switch {
+	case m.m == nil:
+		body = memory.NewBufferBytes(m.data[metaEnd:f.end:f.end]) // the GC owns data
+	case f.end-metaEnd < minMappedBody:
+		// Cheaper to copy than to track (see mmap.go); the GC owns the copy.
+		body = memory.NewBufferBytes(bytes.Clone(m.data[metaEnd:f.end]))
+		m.lastMapped = false
+	default:
+		// Reference counted, allocated from the mapping: see mmap.go.
+		body = memory.NewBufferWithAllocator(m.data[metaEnd:f.end:f.end], m.m)
+		m.lastMapped = true
+		if f.typ == msgDictionaryBatch {
+			m.dictMapped = true
+		}
+	}
+	if m.msg != nil {
+		m.msg.Release()
+	}
+	m.msg = ipc.NewMessage(meta, body)
+	body.Release() // the message holds it
+	return m.msg, nil
+}
+
+func (m *frameMessages) Retain() {}
+
+func (m *frameMessages) Release() {
+	if m.msg != nil {
+		m.msg.Release()
+		m.msg = nil
+	}
 }
 
 // verifyBatch checks the WAL metadata and checksum of a decoded batch and

@@ -198,13 +198,13 @@ func (w *WAL) readOwned(name string) (*owned, error) {
 		lk.Close()
 		return nil, fmt.Errorf("wal: open: %w", err)
 	}
-	data, err := readFile(f)
+	data, m, err := loadSegment(f, w.opts.NoMmap)
 	f.Close()
 	if err != nil {
 		lk.Close()
 		return nil, fmt.Errorf("wal: open: read %s: %w", name, err)
 	}
-	c, err := readSegment(name, data)
+	c, err := readSegmentFrom(name, data, m)
 	if err != nil {
 		lk.Close()
 		return nil, err

@@ -1,0 +1,5 @@
+package wal
+
+import "syscall"
+
+const mapPopulate = syscall.MAP_POPULATE

@@ -1,0 +1,5 @@
+//go:build unix && !linux
+
+package wal
+
+const mapPopulate = 0
