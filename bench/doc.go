@@ -13,7 +13,8 @@
 // table), -workdir (data of every system; default a temp dir removed at the
 // end; it must be on the disk you want to measure), -profile DIR (CPU and
 // allocation profiles of bsdb-pg, through its BSDB_PPROF listener),
-// -seed, -copy-rows, -runs, -insert-duration, -restart-wal-mb, -smoke.
+// -seed, -copy-rows, -runs, -insert-duration, -restart-wal-mb, -smoke,
+// -only (restart: figure 6 alone; copy: figures 1 and 5 alone).
 // `go test ./bench` runs TestSmoke: a smaller smoke run that checks every
 // figure produced a number and the freshness check held; it asserts no
 // timings. PostgreSQL is found as internal/pgref finds it (BSDB_PG_BIN,
@@ -51,10 +52,13 @@
 //
 // # The figures (names as printed)
 //
-//   - 1-copy-1M, 1-copy-10M: one COPY FROM STDIN (pgx CopyFrom, binary)
-//     of that many rows into a freshly created events; rows/s until the
-//     COPY is acknowledged (durable on both systems). Target >= 3x
-//     PostgreSQL.
+//   - 1-copy-1M, 1-copy-10M: one COPY FROM STDIN (FORMAT binary) of that
+//     many rows into a freshly created events; rows/s until the COPY is
+//     acknowledged (durable on both systems). The harness encodes the
+//     binary stream itself (eventCopyReader, the bytes pgx CopyFrom would
+//     send): pgx's per-value encoding cost ~2 us of CPU per row, more than
+//     either server, so the figure measured the client on 2 cores. Target
+//     >= 3x PostgreSQL.
 //   - 2-fdatasync: 4 KiB overwrite + fdatasync per iteration of a
 //     preallocated file in the work directory (no metadata per sync, as in
 //     PostgreSQL's recycled WAL segments): the physical limit of one flush

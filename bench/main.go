@@ -28,7 +28,7 @@ type Config struct {
 	QueryReps    int // timed repetitions per query and system
 	FreshProbes  int
 	RestartWALMB int    // figure 6; 0 skips it
-	Only         string // "restart": figure 6 alone; "" = every figure
+	Only         string // "restart": figure 6 alone; "copy": figures 1 and 5 alone; "" = every figure
 	WorkDir      string
 	ServerBin    string
 	ProfileDir   string // CPU + allocation profiles of bsdb-pg; "" = none
@@ -69,7 +69,7 @@ func main() {
 	copyRows := flag.String("copy-rows", "", "figure 1 sizes, comma-separated (default 1000000,10000000)")
 	runs := flag.Int("runs", 0, "alternating runs per system (default 2)")
 	insertDur := flag.Duration("insert-duration", 0, "figure 2 duration per connection count (default 15s)")
-	only := flag.String("only", "", `"restart": run figure 6 alone (profiling WAL replay)`)
+	only := flag.String("only", "", `"restart": run figure 6 alone (profiling WAL replay); "copy": figures 1 and 5 alone`)
 	flag.Parse()
 
 	cfg := Full()
@@ -77,7 +77,7 @@ func main() {
 		cfg = Smoke()
 	}
 	cfg.Seed, cfg.ServerBin, cfg.ProfileDir, cfg.Out = *seed, *bin, *prof, os.Stdout
-	if *only != "" && *only != "restart" {
+	if *only != "" && *only != "restart" && *only != "copy" {
 		fmt.Fprintf(os.Stderr, "bench: -only: unknown figure set %q\n", *only)
 		os.Exit(2)
 	}

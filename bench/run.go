@@ -108,6 +108,10 @@ func Run(ctx context.Context, cfg *Config) (*Results, error) {
 		}
 	}
 
+	if cfg.Only == "copy" {
+		return res, nil
+	}
+
 	// (3) analytics, right after ingest, then after a flush.
 	logf("loading %d rows into DuckDB", nBig)
 	duck, err := openDuckDB(ctx, g, nBig, runtime.NumCPU())

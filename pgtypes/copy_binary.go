@@ -85,6 +85,9 @@ func (cr *CopyReader) nextBinary() ([][]byte, error) {
 		}
 	}
 	cr.line++
+	if fields, ok := cr.nextBinaryBuffered(); ok {
+		return fields, nil
+	}
 	// End of input exactly at a tuple boundary ends the data even without
 	// the -1 trailer, as in PostgreSQL (CopyGetInt16 returning false).
 	b := cr.hdr[:2]
@@ -142,3 +145,43 @@ func (cr *CopyReader) nextBinary() ([][]byte, error) {
 }
 
 type copySpan struct{ off, n int }
+
+// nextBinaryBuffered decodes the next tuple in place when the read buffer
+// holds all of it and it is well-formed (the common case): the fields
+// alias the buffer, valid until the next read, as Next promises. Anything
+// else (a tuple spanning buffer refills, the trailer, a malformed tuple)
+// reports ok=false without consuming input, for the general path and its
+// exact errors.
+func (cr *CopyReader) nextBinaryBuffered() ([][]byte, bool) {
+	buf, _ := cr.r.Peek(cr.r.Buffered())
+	if len(buf) < 2 {
+		return nil, false
+	}
+	n := int(int16(binary.BigEndian.Uint16(buf)))
+	if n < 0 || (cr.ncols > 0 && n != cr.ncols) {
+		return nil, false
+	}
+	fields := cr.fields[:0]
+	p := 2
+	for i := 0; i < n; i++ {
+		if len(buf)-p < 4 {
+			return nil, false
+		}
+		l := int(int32(binary.BigEndian.Uint32(buf[p:])))
+		p += 4
+		if l == -1 {
+			fields = append(fields, nil)
+			continue
+		}
+		if l < 0 || len(buf)-p < l {
+			return nil, false
+		}
+		fields = append(fields, buf[p:p+l:p+l])
+		p += l
+	}
+	if _, err := cr.r.Discard(p); err != nil {
+		return nil, false // cannot happen: p <= Buffered()
+	}
+	cr.fields = fields
+	return fields, true
+}

@@ -23,6 +23,10 @@
 //   - textin.go, datetime_in.go, interval_in.go, jsonb.go: ParseText (typinput).
 //   - binary.go, array.go: AppendBinary / ParseBinary (typsend / typreceive).
 //   - copy.go, copy_text.go, copy_binary.go: CopyReader / CopyWriter.
+//   - copy_typed.go: ParseIntText, ParseFloatText, ParseBoolText,
+//     ParseDateText, ParseTimestampText, ParseUUIDText, ParseByteaText: the
+//     typinput of one type, unboxed (same parsing and errors as ParseText),
+//     for COPY's typed column builders (server/copy_decode.go).
 //
 // # Value representation (the canonical in-memory form every layer uses)
 //
@@ -109,7 +113,8 @@
 //
 // CopyReader.Next returns fields that alias an internal buffer (valid until
 // the next call) and performs no per-row allocation for text, CSV and binary
-// input; unescaped text/CSV fields are sub-slices of bufio's buffer.
+// input; unescaped text/CSV fields are sub-slices of bufio's buffer, and so
+// are binary fields when the whole tuple is buffered (the common case).
 // CopyWriter.AppendRow appends into the caller's buffer. Benchmarks:
 // go test -run XXX -bench Copy ./pgtypes
 //

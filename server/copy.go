@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/bsdb/bsdb-pg/pgerr"
@@ -14,6 +15,7 @@ import (
 	"github.com/bsdb/bsdb-pg/pgwire"
 	"github.com/bsdb/bsdb-pg/planner"
 	bsql "github.com/bsdb/bsdb-pg/sql"
+	"github.com/bsdb/bsdb-pg/txn"
 )
 
 // copySpec is a parsed COPY statement.
@@ -201,6 +203,15 @@ func (s *session) copyTarget(ctx context.Context, spec *copySpec) (*planner.Tabl
 }
 
 // copyFrom reads COPY data into one transaction: all rows or none.
+//
+// Rows are decoded straight into Arrow batches (copy_decode.go) of at most
+// 64k rows. A COPY inside a transaction block, or one that stays below the
+// direct threshold (Backend.CopyDirectBytes), becomes one WAL transaction
+// when it ends, as before. An autocommit COPY that grows beyond the
+// threshold stops buffering: it becomes a txn bulk load, whose encoder
+// goroutine writes the batches into Parquet files while this goroutine
+// keeps parsing, and whose single manifest commit makes the whole COPY
+// durable and visible when it ends (txn/bulk.go).
 func (s *session) copyFrom(ctx context.Context, spec *copySpec, w pgwire.ResultWriter) (int64, error) {
 	t, info, pos, err := s.copyTarget(ctx, spec)
 	if err != nil {
@@ -229,60 +240,145 @@ func (s *session) copyFrom(ctx context.Context, spec *copySpec, w pgwire.ResultW
 	if err != nil {
 		return 0, err
 	}
-	bb := newBatchBuilder(t.Schema, t.T.ArrowSchema(), 0)
-	row := make([]any, len(info.Columns))
-	var n int64
-	fail := func(err error) (int64, error) {
-		bb.abort()
+	cs := &copySink{s: s, t: t, direct: s.tx == nil, threshold: s.b.copyDirectBytes()}
+	dec := newCopyDecoder(t.Schema, t.T.ArrowSchema(), info, pos, defaults, spec.opts.Format == pgtypes.CopyBinary, &s.set.types)
+	n, err := decodeCopy(ctx, rd, dec, func(rec arrow.RecordBatch) error { return cs.add(ctx, rec) })
+	if err != nil {
+		dec.release()
+		cs.abort()
 		// Drain the rest of the COPY data so the protocol stays in step.
 		_, _ = io.Copy(io.Discard, in)
 		return 0, err
 	}
+	dec.release()
+	if err := cs.finish(ctx); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// decodeCopy reads every row of rd into dec and hands each full batch (and
+// the last) to emit, which owns it. Errors carry PostgreSQL's COPY CONTEXT:
+// the column's for a value that does not parse, the row's otherwise.
+func decodeCopy(ctx context.Context, rd *pgtypes.CopyReader, dec *copyDecoder, emit func(arrow.RecordBatch) error) (int64, error) {
+	opts := rd.Options()
+	var n int64
 	for {
 		fields, err := rd.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return fail(err)
+			return 0, err
 		}
-		copy(row, defaults)
-		for i, f := range fields {
-			c := info.Columns[pos[i]]
-			if f == nil {
-				row[pos[i]] = nil
-				continue
+		if col, err := dec.appendRow(fields); err != nil {
+			var re *rowError
+			if errors.As(err, &re) {
+				return 0, withWhere(re.err, opts.Where(rd.Line(), -1, nil))
 			}
-			var v any
-			if spec.opts.Format == pgtypes.CopyBinary {
-				v, err = pgtypes.ParseBinary(c.TypeOID, c.TypeMod, f)
-			} else {
-				v, err = pgtypes.ParseText(c.TypeOID, c.TypeMod, f, &s.set.types)
-			}
-			if err != nil {
-				return fail(withWhere(err, rd.Where(i, f)))
-			}
-			row[pos[i]] = v
-		}
-		if err := bb.appendRow(row); err != nil {
-			return fail(withWhere(err, opts.Where(rd.Line(), -1, nil)))
+			return 0, withWhere(err, rd.Where(col, fields[col]))
 		}
 		n++
+		if dec.full() {
+			if err := emit(dec.batch()); err != nil {
+				return 0, err
+			}
+		}
 		if n%4096 == 0 {
 			if err := ctx.Err(); err != nil {
-				return fail(err)
+				return 0, err
 			}
 		}
 	}
-	recs := bb.finish()
-	defer releaseAll(recs)
-	if len(recs) == 0 {
-		return 0, nil
-	}
-	if _, err := s.write(ctx, t, recs); err != nil {
-		return 0, err
+	if rec := dec.batch(); rec != nil {
+		if err := emit(rec); err != nil {
+			return 0, err
+		}
 	}
 	return n, nil
+}
+
+// DefaultCopyDirectBytes is the size (Arrow bytes) beyond which an
+// autocommit COPY stops buffering and streams into Parquet files (BSDB_COPY_DIRECT_MB).
+const DefaultCopyDirectBytes = 64 << 20
+
+func (b *Backend) copyDirectBytes() int64 {
+	if b.CopyDirectBytes == 0 {
+		return DefaultCopyDirectBytes
+	}
+	return b.CopyDirectBytes
+}
+
+// copySink is where a COPY's batches go: buffered for one WAL write at the
+// end, or, once an autocommit COPY passes the threshold, a bulk load.
+type copySink struct {
+	s         *session
+	t         *planner.Table
+	direct    bool  // autocommit: may become a bulk load
+	threshold int64 // bytes; < 0: never
+	pending   []arrow.RecordBatch
+	bytes     int64
+	bulk      *txn.BulkLoad
+}
+
+// add takes ownership of rec (nil is ignored).
+func (c *copySink) add(ctx context.Context, rec arrow.RecordBatch) error {
+	if rec == nil {
+		return nil
+	}
+	if c.bulk != nil {
+		err := c.bulk.Write(rec)
+		rec.Release()
+		return err
+	}
+	c.pending = append(c.pending, rec)
+	c.bytes += batchBytes(rec)
+	if !c.direct || c.threshold < 0 || c.bytes < c.threshold {
+		return nil
+	}
+	b, err := c.t.T.BeginBulk(ctx)
+	if err != nil {
+		return err
+	}
+	c.bulk = b
+	pending := c.pending
+	c.pending, c.bytes = nil, 0
+	for i, r := range pending {
+		if err == nil {
+			err = b.Write(r)
+		}
+		r.Release()
+		pending[i] = nil
+	}
+	return err
+}
+
+// finish makes the COPY durable and visible.
+func (c *copySink) finish(ctx context.Context) error {
+	if c.bulk != nil {
+		b := c.bulk
+		c.bulk = nil
+		_, err := b.Commit(ctx)
+		return err
+	}
+	recs := c.pending
+	c.pending = nil
+	defer releaseAll(recs)
+	if len(recs) == 0 {
+		return nil
+	}
+	_, err := c.s.write(ctx, c.t, recs)
+	return err
+}
+
+// abort drops everything the COPY produced.
+func (c *copySink) abort() {
+	if c.bulk != nil {
+		c.bulk.Abort()
+		c.bulk = nil
+	}
+	releaseAll(c.pending)
+	c.pending = nil
 }
 
 func colFormats0(f []int16) int16 {

@@ -23,8 +23,12 @@ type Backend struct {
 	Eng    *planner.Engine
 	Log    *slog.Logger
 	Server func() *pgwire.Server // for pg_stat_activity; may be nil
-	start  time.Time
-	mu     sync.Mutex
+	// CopyDirectBytes: an autocommit COPY larger than this streams into
+	// Parquet files instead of the WAL (copy.go); 0 = DefaultCopyDirectBytes,
+	// negative = never.
+	CopyDirectBytes int64
+	start           time.Time
+	mu              sync.Mutex
 }
 
 var (

@@ -43,6 +43,48 @@
 // randomized 2-15 ms backoff, up to 64 attempts; the staged files do not
 // depend on the head (format v2), so they are reused.
 //
+// # Bulk load (bulk.go)
+//
+// BeginBulk / BulkLoad.Write / Commit | Abort: one large write (an
+// autocommit COPY past its threshold) that bypasses the WAL and the buffer.
+// Its batches go to encoder goroutines (one per core, at most 4; chunks of
+// 256k consecutive rows in turn, each chunk one row group) that write them
+// into Parquet files (rolled at FileRows, staged locally, stored under
+// data/) while the producer keeps parsing. Each encoder has a queue of
+// BulkQueueBatches; the producer blocks when it is full, so memory holds at
+// most the queues plus one open row group per encoder, whatever the size of
+// the load (BulkStats.PeakHeldRows).
+//
+//	Writing     files written while rows arrive; nothing visible
+//	  |  Commit: wait for the encoder; maint (shared) -> commitMu, as a flush;
+//	  |  finish a tail left by an earlier flush first
+//	  v
+//	(manifest)  create _manifest/v{N+1}.json = head + every file of the load,
+//	  |  and the load's id in committed_wal_tx; a conflict re-reads the head
+//	  |  and retries (64 attempts); before each attempt, a head that already
+//	  |  holds the id means an earlier create that reported an error
+//	  |  succeeded: converge, never add the files twice
+//	  v
+//	ManifestCommitted  PendingCommit{Manifest} set, epoch bumped; Commit
+//	  |  returns: the load is durable and acknowledged
+//	  v                Iceberg publish + prune + notify: the ordinary tail
+//	Idle               (a failing tail is resumed by the next flush)
+//
+// Failure before the manifest create, or Abort: the load's files are
+// deleted and nothing is committed. A create whose outcome stays ambiguous
+// (the store failed and the head cannot be re-read) leaves the files in
+// place: orphans at worst, never a manifest naming a deleted file. A crash
+// during a load leaves orphan files and no commit.
+//
+// Durability: a bulk load is acknowledged after its manifest commit is
+// durable in the object store (the files are durable before it: PutFile
+// syncs). It is durable in the table itself, not in the WAL — the choice
+// PostgreSQL makes for bulk loads under wal_level=minimal. Snapshots: a
+// reader sees all of the load or none (one manifest version adds all its
+// files); this process's readers see it right after Commit (the manifest
+// cache advanced at the create, the epoch bumped), another process's after
+// its manifest refresh (Options.RefreshInterval).
+//
 // # Read
 //
 // Table.Snapshot: load epoch1, load the latest manifest (cached on the first

@@ -16,6 +16,7 @@ import (
 	"github.com/bsdb/bsdb-pg/storage/iceberg"
 	"github.com/bsdb/bsdb-pg/storage/manifest"
 	"github.com/bsdb/bsdb-pg/storage/objstore"
+	"github.com/bsdb/bsdb-pg/storage/parquet"
 	"github.com/bsdb/bsdb-pg/storage/schema"
 	"github.com/bsdb/bsdb-pg/storage/vfs"
 	"github.com/bsdb/bsdb-pg/wal"
@@ -25,7 +26,7 @@ import (
 const (
 	DefaultFlushBytes    = 256 << 20
 	DefaultFlushInterval = 5 * time.Second
-	DefaultRowGroupRows  = 1 << 20
+	DefaultRowGroupRows  = parquet.DefaultRowGroupRows // DuckDB-sized: the unit of pruning
 	DefaultFileRows      = 8 << 20
 	maxReadAttempts      = 8
 	maxCommitAttempts    = 64
@@ -143,6 +144,7 @@ type Table struct {
 		flushErrors  atomic.Int64
 		lastFlushErr atomic.Value // string
 	}
+	bulk bulkStats // bulk.go
 }
 
 // Create creates a new table (manifest v1 with the schema and no files) and

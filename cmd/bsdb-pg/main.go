@@ -60,6 +60,7 @@ func run(args []string) int {
 	compactMB := def("wal-compact-mb", "BSDB_WAL_COMPACT_MB", "64", "compact WAL segments larger than this at recovery")
 	cacheGB := def("cache-gb", "BSDB_CACHE_GB", "0.25", "buffered data per table (GB) that triggers a commit to Parquet")
 	flushMS := def("flush-interval-ms", "BSDB_FLUSH_INTERVAL_MS", "5000", "commit buffered writes at most this long after they arrive")
+	copyDirectMB := def("copy-direct-mb", "BSDB_COPY_DIRECT_MB", "64", "an autocommit COPY larger than this (MB of rows) streams into Parquet files, committed in one manifest commit when it ends, instead of the WAL (0 = never)")
 	maxConc := def("max-concurrency", "BSDB_MAX_CONCURRENCY", "0", "query engine threads (0 = all cores)")
 	memLimit := def("memory-limit", "BSDB_MEMORY_LIMIT", "", "query engine memory limit, e.g. 4GB (default: DuckDB's)")
 	auth := def("auth", "BSDB_AUTH", "trust", "authentication: trust (loopback only), password, md5 or scram-sha-256")
@@ -174,6 +175,11 @@ func run(args []string) int {
 		pcfg.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
 	backend := server.NewBackend(eng, log)
+	if mb := atoi("copy-direct-mb", *copyDirectMB); mb > 0 {
+		backend.CopyDirectBytes = int64(mb) << 20
+	} else {
+		backend.CopyDirectBytes = -1
+	}
 	srv := pgwire.NewServer(pcfg, backend)
 	backend.Server = func() *pgwire.Server { return srv }
 	ln, err := net.Listen("tcp", *listen)

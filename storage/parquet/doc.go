@@ -4,12 +4,17 @@
 //
 // # File layout
 //
-// WriteFile writes one Parquet file from Arrow record batches with pqarrow:
+// WriteFile writes one Parquet file from Arrow record batches with pqarrow;
+// Writer does the same batch by batch (NewWriter, Write, EndRowGroup, Close)
+// for a bulk load that writes while its rows still arrive, holding only the
+// open row group in memory:
 //
 //   - FileWriter.WriteBuffered with an explicit row-group length
-//     (WriteOptions.RowGroupRows, default 1<<20): many small batches make
+//     (WriteOptions.RowGroupRows, default 122880): many small batches make
 //     few row groups (plain Write would make one row group per batch);
-//   - zstd compression (default), column statistics enabled;
+//   - zstd compression (default level; WriteOptions.CompressionLevel, e.g.
+//     1 for bulk loads, where encoding is the bottleneck), column statistics
+//     enabled;
 //   - dictionary encoding off for mostly-distinct kinds (int64, float64,
 //     decimal, time, timestamp(tz), uuid, interval), on for the others;
 //   - the Arrow schema stored in the file metadata (ARROW:schema), so

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -323,4 +325,74 @@ func BenchmarkFlush1M(b *testing.B) {
 		f.Close()
 	}
 	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// BenchmarkWriteEvents writes 1M rows of the benchmark's events table
+// (bench/gen.go) with the writer options a bulk load may choose.
+//
+//	go test -run - -bench WriteEvents -benchtime 3x ./storage/parquet/
+func BenchmarkWriteEvents(b *testing.B) {
+	sch := &schema.Schema{Columns: []schema.Column{
+		{ID: 1, Name: "id", Kind: schema.KindInt64},
+		{ID: 2, Name: "ts", Kind: schema.KindTimestampTZ},
+		{ID: 3, Name: "user_id", Kind: schema.KindInt32},
+		{ID: 4, Name: "kind", Kind: schema.KindString},
+		{ID: 5, Name: "value", Kind: schema.KindFloat64},
+		{ID: 6, Name: "payload", Kind: schema.KindString},
+	}}
+	const rows, per = 1_000_000, 64 << 10
+	const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	var in []arrow.RecordBatch
+	for off := 0; off < rows; off += per {
+		rb := array.NewRecordBuilder(memory.DefaultAllocator, sch.Arrow())
+		// payload: a 40-byte window of an 8 KiB random string, as bench/gen.go.
+		pool := make([]byte, 8192)
+		for j := range pool {
+			pool[j] = alphabet[(j*2654435761>>7)%len(alphabet)]
+		}
+		for r := off; r < min(off+per, rows); r++ {
+			rb.Field(0).(*array.Int64Builder).Append(int64(r + 1))
+			rb.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(1735689600000000 + int64(r)*10000))
+			rb.Field(2).(*array.Int32Builder).Append(int32(r*7919%100000 + 1))
+			rb.Field(3).(*array.StringBuilder).Append(fmt.Sprintf("kind_%02d", r%20))
+			rb.Field(4).(*array.Float64Builder).Append(float64(r*37%1000000) / 100)
+			w := (r * 2654435761) % (len(pool) - 40)
+			rb.Field(5).(*array.StringBuilder).BinaryBuilder.Append(pool[w : w+40])
+		}
+		in = append(in, rb.NewRecordBatch())
+		rb.Release()
+	}
+	for _, c := range []struct {
+		name string
+		opts parquet.WriteOptions
+	}{
+		{"zstd", parquet.WriteOptions{}},
+		{"zstd-1", parquet.WriteOptions{CompressionLevel: 1}},
+		{"snappy", parquet.WriteOptions{Compression: parquet.CompressionSnappy}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			dir := b.TempDir()
+			var size int64
+			var ru0, ru1 syscall.Rusage
+			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+			for i := 0; i < b.N; i++ {
+				f, err := os.Create(filepath.Join(dir, "bench.parquet"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				df, err := parquet.WriteFile(f, sch, in, c.opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				size = df.Bytes
+				f.Close()
+			}
+			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+			cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
+			// CPU time, not wall time: the figure that survives a shared machine.
+			b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+			b.ReportMetric(float64(size)/(1<<20), "MB")
+		})
+	}
 }

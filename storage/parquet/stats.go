@@ -170,9 +170,12 @@ func (cs *colStats) update(a arrow.Array) error {
 			}
 		}
 	case *array.String:
+		// Slices of the values buffer, no copy per value (bytes clones
+		// what it keeps).
+		data, offs := a.ValueBytes(), a.ValueOffsets()
 		for i := 0; i < n; i++ {
 			if a.IsValid(i) {
-				cs.bytes([]byte(a.Value(i)))
+				cs.bytes(data[offs[i]-offs[0] : offs[i+1]-offs[0]])
 			}
 		}
 	case *array.Binary:

@@ -15,8 +15,11 @@ import (
 	"github.com/bsdb/bsdb-pg/storage/schema"
 )
 
-// DefaultRowGroupRows is the row-group length when WriteOptions leaves it 0.
-const DefaultRowGroupRows = 1 << 20
+// DefaultRowGroupRows is the row-group length when WriteOptions leaves it 0:
+// DuckDB's own row-group size. Row groups are the unit of min/max pruning
+// (a point or range lookup on a sorted column reads one of them) and of
+// the scan's parallelism; 1<<20 made a point lookup read a million values.
+const DefaultRowGroupRows = 122880
 
 // Compression names a Parquet compression codec.
 type Compression uint8
@@ -42,7 +45,10 @@ func (c Compression) codec() compress.Compression {
 type WriteOptions struct {
 	RowGroupRows int64       // rows per row group; 0 = DefaultRowGroupRows
 	Compression  Compression // default zstd
-	Allocator    memory.Allocator
+	// CompressionLevel is the codec's level (zstd: 1 fastest .. 22); 0 is
+	// the codec's default.
+	CompressionLevel int
+	Allocator        memory.Allocator
 }
 
 // WriteFile writes batches (each with exactly sch.Arrow()'s column types, in
@@ -51,9 +57,39 @@ type WriteOptions struct {
 // Path and AddedVersion are left for the caller. On error, w holds garbage
 // the caller must discard.
 func WriteFile(w io.Writer, sch *schema.Schema, batches []arrow.RecordBatch, opts WriteOptions) (manifest.DataFile, error) {
-	var df manifest.DataFile
+	fw, err := NewWriter(w, sch, opts)
+	if err != nil {
+		return manifest.DataFile{}, err
+	}
+	for bi, b := range batches {
+		if err := fw.Write(b); err != nil {
+			fw.Abort()
+			return manifest.DataFile{}, fmt.Errorf("batch %d: %w", bi, err)
+		}
+	}
+	return fw.Close()
+}
+
+// Writer writes one Parquet file batch by batch (streaming): the rows of
+// the current row group are held encoded in memory (at most RowGroupRows
+// rows), earlier row groups are already in w. It is what WriteFile does in
+// one call; a bulk load uses it to write while its rows still arrive.
+// Not safe for concurrent use.
+type Writer struct {
+	sch        *schema.Schema
+	fileSchema *arrow.Schema
+	mem        memory.Allocator
+	cw         *countingWriter
+	fw         *pqarrow.FileWriter
+	stats      *statsSet
+	rows       int64
+	closed     bool
+}
+
+// NewWriter starts a Parquet file on w.
+func NewWriter(w io.Writer, sch *schema.Schema, opts WriteOptions) (*Writer, error) {
 	if err := sch.Validate(); err != nil {
-		return df, fmt.Errorf("parquet: write: %w", err)
+		return nil, fmt.Errorf("parquet: write: %w", err)
 	}
 	rg := opts.RowGroupRows
 	if rg <= 0 {
@@ -82,45 +118,100 @@ func WriteFile(w io.Writer, sch *schema.Schema, batches []arrow.RecordBatch, opt
 			wprops = append(wprops, pq.WithDictionaryFor(c.Name, false))
 		}
 	}
+	if opts.CompressionLevel != 0 {
+		wprops = append(wprops, pq.WithCompressionLevel(opts.CompressionLevel))
+	}
 	props := pq.NewWriterProperties(wprops...)
 	cw := &countingWriter{w: w}
 	fw, err := pqarrow.NewFileWriter(fileSchema, cw, props,
 		pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem)))
 	if err != nil {
-		return df, fmt.Errorf("parquet: write: %w", err)
+		return nil, fmt.Errorf("parquet: write: %w", err)
 	}
-	stats := newStatsSet(sch)
-	for bi, b := range batches {
-		if err := checkBatch(sch, b); err != nil {
-			_ = fw.Close()
-			return df, fmt.Errorf("parquet: write: batch %d: %w", bi, err)
-		}
-		if b.NumRows() == 0 {
-			continue
-		}
-		if err := stats.update(b); err != nil {
-			_ = fw.Close()
-			return df, fmt.Errorf("parquet: write: batch %d: %w", bi, err)
-		}
-		fb, err := toFileBatch(b, fileSchema, sch, mem)
-		if err != nil {
-			_ = fw.Close()
-			return df, fmt.Errorf("parquet: write: batch %d: %w", bi, err)
-		}
-		err = fw.WriteBuffered(fb)
-		fb.Release()
-		if err != nil {
-			_ = fw.Close()
-			return df, fmt.Errorf("parquet: write: batch %d: %w", bi, err)
-		}
-		df.Rows += b.NumRows()
+	return &Writer{sch: sch, fileSchema: fileSchema, mem: mem, cw: cw, fw: fw, stats: newStatsSet(sch)}, nil
+}
+
+// Write appends one batch (the caller keeps its reference). On error the
+// file is unusable: call Abort.
+func (w *Writer) Write(b arrow.RecordBatch) error {
+	if w.closed {
+		return fmt.Errorf("parquet: write: writer is closed")
 	}
-	if err := fw.Close(); err != nil {
+	if err := checkBatch(w.sch, b); err != nil {
+		return fmt.Errorf("parquet: write: %w", err)
+	}
+	if b.NumRows() == 0 {
+		return nil
+	}
+	if err := w.stats.update(b); err != nil {
+		return fmt.Errorf("parquet: write: %w", err)
+	}
+	fb, err := toFileBatch(b, w.fileSchema, w.sch, w.mem)
+	if err != nil {
+		return fmt.Errorf("parquet: write: %w", err)
+	}
+	err = w.fw.WriteBuffered(fb)
+	fb.Release()
+	if err != nil {
+		return fmt.Errorf("parquet: write: %w", err)
+	}
+	w.rows += b.NumRows()
+	return nil
+}
+
+// EndRowGroup closes the open row group (if it holds rows): the next Write
+// starts a new one. A bulk load calls it where its row groups end, so that
+// each holds rows that arrived together (tight statistics for pruning).
+func (w *Writer) EndRowGroup() error {
+	if w.closed || w.BufferedRows() == 0 {
+		return nil
+	}
+	if err := w.fw.NewBufferedRowGroupChecked(); err != nil {
+		return fmt.Errorf("parquet: write: %w", err)
+	}
+	return nil
+}
+
+// Rows is the number of rows written so far.
+func (w *Writer) Rows() int64 { return w.rows }
+
+// BufferedRows is the number of rows of the open row group, held in memory
+// until the row group is full or the file is closed.
+func (w *Writer) BufferedRows() int64 {
+	if w.closed {
+		return 0
+	}
+	n, err := w.fw.RowGroupNumRows()
+	if err != nil {
+		return 0
+	}
+	return int64(n)
+}
+
+// Close finishes the file (footer) and returns its statistics; Path and
+// AddedVersion are left for the caller.
+func (w *Writer) Close() (manifest.DataFile, error) {
+	var df manifest.DataFile
+	if w.closed {
+		return df, fmt.Errorf("parquet: write: writer is closed")
+	}
+	w.closed = true
+	if err := w.fw.Close(); err != nil {
 		return df, fmt.Errorf("parquet: write: close: %w", err)
 	}
-	df.Bytes = cw.n
-	df.Columns = stats.result()
+	df.Rows = w.rows
+	df.Bytes = w.cw.n
+	df.Columns = w.stats.result()
 	return df, nil
+}
+
+// Abort releases the writer after an error; what was written to w is
+// garbage the caller discards.
+func (w *Writer) Abort() {
+	if !w.closed {
+		w.closed = true
+		_ = w.fw.Close()
+	}
 }
 
 // FileSchema is the Arrow schema of our Parquet files for sch: sch.Arrow()

@@ -1,0 +1,371 @@
+package server
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/extensions"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/bsdb/bsdb-pg/pgerr"
+	"github.com/bsdb/bsdb-pg/pgtypes"
+	bsql "github.com/bsdb/bsdb-pg/sql"
+	"github.com/bsdb/bsdb-pg/storage/schema"
+)
+
+// COPY FROM decoding: each field of a row goes straight into the typed
+// Arrow builder of its column. The common types have typed paths that
+// neither box the value in an interface nor allocate; every other type,
+// and typmods that need checks (varchar(n), numeric(p,s)), go through
+// pgtypes.ParseText/ParseBinary and appendValue, exactly like INSERT. Both
+// paths give PostgreSQL's errors: a value that does not parse fails with the
+// column's CONTEXT line ("COPY t, line 3, column x: "abc""), a row that
+// violates a column constraint with the row's.
+
+// Batch bounds: a batch is cut at copyBatchRows rows or about
+// copyBatchBytes of field data, whichever comes first.
+const (
+	copyBatchRows  = 64 << 10
+	copyBatchBytes = 32 << 20
+)
+
+// fastKind selects a typed path.
+type fastKind uint8
+
+const (
+	fastNone fastKind = iota // generic: ParseText/ParseBinary + appendValue
+	fastInt16
+	fastInt32
+	fastInt64
+	fastFloat32
+	fastFloat64
+	fastBool
+	fastString // text, varchar, bpchar without a length
+	fastBytea
+	fastDate
+	fastTimestamp
+	fastTimestampTZ
+	fastUUID
+)
+
+// copyColumn is one column of the COPY input.
+type copyColumn struct {
+	pos    int // index in the table
+	col    *schema.Column
+	oid    uint32
+	typmod int32
+	kind   fastKind
+}
+
+// copyDecoder builds record batches of the table's schema from COPY rows.
+type copyDecoder struct {
+	sch      *schema.Schema
+	rb       *array.RecordBuilder
+	cols     []copyColumn
+	unlisted []int // table columns the COPY does not list
+	defaults []any // by table column; nil = NULL
+	binary   bool
+	settings *pgtypes.Settings
+	rows     int
+	bytes    int
+	limit    int
+	// strBytes remembers each column's data bytes in the last batch, to
+	// reserve string builders' data buffers for the next.
+	strBytes []int
+}
+
+func newCopyDecoder(sch *schema.Schema, as *arrow.Schema, info *bsql.TableInfo, pos []int, defaults []any, binaryFormat bool, set *pgtypes.Settings) *copyDecoder {
+	d := &copyDecoder{
+		sch:      sch,
+		rb:       array.NewRecordBuilder(memory.DefaultAllocator, as),
+		defaults: defaults,
+		binary:   binaryFormat,
+		settings: set,
+		limit:    copyBatchRows,
+		strBytes: make([]int, len(sch.Columns)),
+	}
+	listed := make([]bool, len(sch.Columns))
+	for _, p := range pos {
+		listed[p] = true
+		c := &sch.Columns[p]
+		ci := info.Columns[p]
+		d.cols = append(d.cols, copyColumn{pos: p, col: c, oid: ci.TypeOID, typmod: ci.TypeMod, kind: chooseFast(c, ci.TypeOID)})
+	}
+	for i := range sch.Columns {
+		if !listed[i] {
+			d.unlisted = append(d.unlisted, i)
+		}
+	}
+	d.reserve(copyFirstReserve)
+	return d
+}
+
+// chooseFast picks the typed path for a column of type oid, or fastNone.
+func chooseFast(c *schema.Column, oid uint32) fastKind {
+	switch {
+	case oid == pgtypes.OIDInt2 && c.Kind == schema.KindInt16:
+		return fastInt16
+	case oid == pgtypes.OIDInt4 && c.Kind == schema.KindInt32:
+		return fastInt32
+	case oid == pgtypes.OIDInt8 && c.Kind == schema.KindInt64:
+		return fastInt64
+	case oid == pgtypes.OIDFloat4 && c.Kind == schema.KindFloat32:
+		return fastFloat32
+	case oid == pgtypes.OIDFloat8 && c.Kind == schema.KindFloat64:
+		return fastFloat64
+	case oid == pgtypes.OIDBool && c.Kind == schema.KindBool:
+		return fastBool
+	case (oid == pgtypes.OIDText || oid == pgtypes.OIDVarchar || oid == pgtypes.OIDBPChar) && c.Kind == schema.KindString && c.Length <= 0:
+		return fastString
+	case oid == pgtypes.OIDBytea && c.Kind == schema.KindBinary:
+		return fastBytea
+	case oid == pgtypes.OIDDate && c.Kind == schema.KindDate:
+		return fastDate
+	case oid == pgtypes.OIDTimestamp && c.Kind == schema.KindTimestamp:
+		return fastTimestamp
+	case oid == pgtypes.OIDTimestampTZ && c.Kind == schema.KindTimestampTZ:
+		return fastTimestampTZ
+	case oid == pgtypes.OIDUUID && c.Kind == schema.KindUUID:
+		return fastUUID
+	}
+	return fastNone
+}
+
+// copyFirstReserve is the rows reserved for a COPY's first batch (small
+// COPYs stay small); the next batches reserve what the previous one held.
+const copyFirstReserve = 1024
+
+// reserve pre-sizes the builders for a batch of rows.
+func (d *copyDecoder) reserve(rows int) {
+	for i := range d.sch.Columns {
+		b := d.rb.Field(i)
+		b.Reserve(rows)
+		switch sb := b.(type) {
+		case *array.StringBuilder:
+			if n := d.strBytes[i]; n > 0 {
+				sb.ReserveData(n + n/8)
+			}
+		case *array.BinaryBuilder:
+			if n := d.strBytes[i]; n > 0 {
+				sb.ReserveData(n + n/8)
+			}
+		}
+	}
+}
+
+// rowError marks an error about the whole row (CONTEXT without a column).
+type rowError struct{ err error }
+
+func (e *rowError) Error() string { return e.err.Error() }
+func (e *rowError) Unwrap() error { return e.err }
+
+// appendRow appends one row of COPY fields (nil = NULL). On error the
+// builders hold a partial row: the decoder must be aborted. The error is
+// the value's (*pgerr.Error, for the column's CONTEXT) with its column
+// index, or a *rowError.
+func (d *copyDecoder) appendRow(fields [][]byte) (col int, err error) {
+	for i := range d.cols {
+		c := &d.cols[i]
+		f := fields[i]
+		b := d.rb.Field(c.pos)
+		if f == nil {
+			if c.col.NotNull {
+				return i, &rowError{notNullErr(c.col)}
+			}
+			b.AppendNull()
+			continue
+		}
+		d.bytes += len(f)
+		var err error
+		if d.binary {
+			err = d.appendBinary(c, b, f)
+		} else {
+			err = d.appendText(c, b, f)
+		}
+		if err != nil {
+			return i, err
+		}
+	}
+	for _, p := range d.unlisted {
+		if err := appendValue(d.rb.Field(p), &d.sch.Columns[p], d.defaults[p]); err != nil {
+			return -1, &rowError{err}
+		}
+	}
+	d.rows++
+	return -1, nil
+}
+
+func notNullErr(c *schema.Column) error {
+	return &pgerr.Error{Code: pgerr.NotNullViolation, Message: "null value in column \"" + c.Name + "\" violates not-null constraint"}
+}
+
+func (d *copyDecoder) appendText(c *copyColumn, b array.Builder, f []byte) error {
+	switch c.kind {
+	case fastInt16:
+		v, err := pgtypes.ParseIntText(f, 16)
+		if err != nil {
+			return err
+		}
+		b.(*array.Int16Builder).Append(int16(v))
+	case fastInt32:
+		v, err := pgtypes.ParseIntText(f, 32)
+		if err != nil {
+			return err
+		}
+		b.(*array.Int32Builder).Append(int32(v))
+	case fastInt64:
+		v, err := pgtypes.ParseIntText(f, 64)
+		if err != nil {
+			return err
+		}
+		b.(*array.Int64Builder).Append(v)
+	case fastFloat32:
+		v, err := pgtypes.ParseFloatText(f, 32)
+		if err != nil {
+			return err
+		}
+		x := float32(v)
+		if v != v {
+			x = math.Float32frombits(0x7fc00000) // canonical quiet NaN, as ParseText
+		}
+		b.(*array.Float32Builder).Append(x)
+	case fastFloat64:
+		v, err := pgtypes.ParseFloatText(f, 64)
+		if err != nil {
+			return err
+		}
+		b.(*array.Float64Builder).Append(v)
+	case fastBool:
+		v, err := pgtypes.ParseBoolText(f)
+		if err != nil {
+			return err
+		}
+		b.(*array.BooleanBuilder).Append(v)
+	case fastString:
+		b.(*array.StringBuilder).BinaryBuilder.Append(f)
+	case fastBytea:
+		v, err := pgtypes.ParseByteaText(f)
+		if err != nil {
+			return err
+		}
+		b.(*array.BinaryBuilder).Append(v)
+	case fastDate:
+		v, err := pgtypes.ParseDateText(f, d.settings)
+		if err != nil {
+			return err
+		}
+		b.(*array.Date32Builder).Append(arrowDate(v))
+	case fastTimestamp, fastTimestampTZ:
+		v, err := pgtypes.ParseTimestampText(f, c.typmod, c.kind == fastTimestampTZ, d.settings)
+		if err != nil {
+			return err
+		}
+		b.(*array.TimestampBuilder).Append(arrow.Timestamp(shiftTS(v)))
+	case fastUUID:
+		v, err := pgtypes.ParseUUIDText(f)
+		if err != nil {
+			return err
+		}
+		b.(*extensions.UUIDBuilder).AppendBytes(v)
+	default:
+		v, err := pgtypes.ParseText(c.oid, c.typmod, f, d.settings)
+		if err != nil {
+			return err
+		}
+		if err := appendValue(b, c.col, v); err != nil {
+			return &rowError{err}
+		}
+	}
+	return nil
+}
+
+func (d *copyDecoder) appendBinary(c *copyColumn, b array.Builder, f []byte) error {
+	be := binary.BigEndian
+	switch {
+	case c.kind == fastInt16 && len(f) == 2:
+		b.(*array.Int16Builder).Append(int16(be.Uint16(f)))
+	case c.kind == fastInt32 && len(f) == 4:
+		b.(*array.Int32Builder).Append(int32(be.Uint32(f)))
+	case c.kind == fastInt64 && len(f) == 8:
+		b.(*array.Int64Builder).Append(int64(be.Uint64(f)))
+	case c.kind == fastFloat32 && len(f) == 4:
+		b.(*array.Float32Builder).Append(math.Float32frombits(be.Uint32(f)))
+	case c.kind == fastFloat64 && len(f) == 8:
+		b.(*array.Float64Builder).Append(math.Float64frombits(be.Uint64(f)))
+	case c.kind == fastBool && len(f) == 1:
+		b.(*array.BooleanBuilder).Append(f[0] != 0)
+	case c.kind == fastString:
+		b.(*array.StringBuilder).BinaryBuilder.Append(f)
+	case c.kind == fastBytea:
+		b.(*array.BinaryBuilder).Append(f)
+	case c.kind == fastDate && len(f) == 4:
+		b.(*array.Date32Builder).Append(arrowDate(pgtypes.Date(int32(be.Uint32(f)))))
+	case (c.kind == fastTimestamp || c.kind == fastTimestampTZ) && len(f) == 8:
+		b.(*array.TimestampBuilder).Append(arrow.Timestamp(shiftTS(int64(be.Uint64(f)))))
+	case c.kind == fastUUID && len(f) == 16:
+		b.(*extensions.UUIDBuilder).AppendBytes([16]byte(f))
+	default:
+		v, err := pgtypes.ParseBinary(c.oid, c.typmod, f)
+		if err != nil {
+			return err
+		}
+		if err := appendValue(b, c.col, v); err != nil {
+			return &rowError{err}
+		}
+	}
+	return nil
+}
+
+// arrowDate is appendValue's date mapping (days since 1970, infinities kept
+// as the extreme int32 values).
+func arrowDate(d pgtypes.Date) arrow.Date32 {
+	switch d {
+	case pgtypes.DateInfinity:
+		return arrow.Date32(math.MaxInt32)
+	case pgtypes.DateNegInfinity:
+		return arrow.Date32(math.MinInt32)
+	}
+	return arrow.Date32(int32(d) + unixDaysAt2000)
+}
+
+// full reports whether the current batch should be cut.
+func (d *copyDecoder) full() bool { return d.rows >= d.limit || d.bytes >= copyBatchBytes }
+
+// batch cuts the current batch (nil when empty) and re-reserves the
+// builders. The caller owns the batch.
+func (d *copyDecoder) batch() arrow.RecordBatch {
+	if d.rows == 0 {
+		return nil
+	}
+	for i := range d.sch.Columns {
+		switch sb := d.rb.Field(i).(type) {
+		case *array.StringBuilder:
+			d.strBytes[i] = sb.DataLen()
+		case *array.BinaryBuilder:
+			d.strBytes[i] = sb.DataLen()
+		}
+	}
+	rec := d.rb.NewRecordBatch()
+	rows := d.rows
+	d.rows, d.bytes = 0, 0
+	d.reserve(rows)
+	return rec
+}
+
+// release frees the builders (after batch, or to abort a partial row).
+func (d *copyDecoder) release() { d.rb.Release() }
+
+// batchBytes is the size of a batch's buffers.
+func batchBytes(r arrow.RecordBatch) int64 {
+	var n int64
+	for _, c := range r.Columns() {
+		for _, b := range c.Data().Buffers() {
+			if b != nil {
+				n += int64(b.Len())
+			}
+		}
+	}
+	return n
+}
