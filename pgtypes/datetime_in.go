@@ -300,7 +300,10 @@ func tokenize(s, orig string) []dtToken {
 			}
 			out = append(out, dtToken{'a', s[i:j], orig[i:j]})
 			i = j
-		case (c == '+' || c == '-') && len(out) > 0 && (strings.ContainsRune(out[len(out)-1].s, ':') || out[len(out)-1].kind != 'n' || len(out) >= 2):
+		case (c == '+' || c == '-') && len(out) > 0 && (strings.ContainsAny(out[len(out)-1].s, ":-/") || out[len(out)-1].kind != 'n' || len(out) >= 2):
+			// A signed field after another field is a zone (PostgreSQL's
+			// ParseDateTime), also right after a date: '2024-02-21 +00' is
+			// what pgjdbc's setDate sends.
 			j := i + 1
 			for j < len(s) && (isDigit(s[j]) || s[j] == ':') {
 				j++
