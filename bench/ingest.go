@@ -82,6 +82,25 @@ func copyEvents(ctx context.Context, url string, g *Gen, n int64) (time.Duration
 	return d, nil
 }
 
+// copyEventsTail appends rows [start, end) to events in one COPY (no reset).
+// Figure 3's ingest phase uses it for a tail small enough to stay in
+// bsdb-pg's WAL-backed buffer (a large COPY goes straight to Parquet).
+func copyEventsTail(ctx context.Context, url string, g *Gen, start, end int64) error {
+	c, err := connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer c.Close(ctx)
+	tag, err := c.PgConn().CopyFrom(ctx, &eventCopyReader{g: g, next: start, end: end}, "COPY events ("+strings.Join(EventColumns, ", ")+") FROM STDIN (FORMAT binary)")
+	if err != nil {
+		return fmt.Errorf("copy events [%d, %d): %w", start, end, err)
+	}
+	if got := tag.RowsAffected(); got != end-start {
+		return fmt.Errorf("copy events tail: server reported %d rows, sent %d", got, end-start)
+	}
+	return nil
+}
+
 // eventCopyReader is the binary COPY stream (PostgreSQL's COPY BINARY
 // format) of events rows [next, end), encoded a few hundred rows at a time.
 type eventCopyReader struct {
