@@ -29,7 +29,12 @@ const psqlCommands = `\dt
 \dt s2.*
 \dn
 \dT
+\dT+ int4
 \df
+\df abs
+\df pg_catalog.length
+\df+ abs
+\df+ pg_catalog.upper
 \d nosuch
 SELECT * FROM pg_catalog.pg_nosuch;
 \x on
@@ -65,8 +70,17 @@ func TestPsqlBackslashCommands(t *testing.T) {
 	if want := `You are connected to database "postgres" as user "postgres" on host "127.0.0.1" at port "` + s.port + `".`; !strings.Contains(out, want) {
 		t.Errorf("\\conninfo: got\n%s\nwant %s", out, want)
 	}
-	if !strings.Contains(out, " postgres | postgres | UTF8     | C       | C     |            | libc            | ") {
+	if !strings.Contains(out, " postgres  | postgres | UTF8     | C       | C     |            | libc            | ") {
 		t.Errorf("\\l lacks the postgres database row:\n%s", out)
+	}
+	// The template databases, as PostgreSQL lists them (template0 does not
+	// allow connections; both have the default ACL).
+	for _, tmpl := range []string{"template0", "template1"} {
+		want := " " + tmpl + " | postgres | UTF8     | C       | C     |            | libc            | =c/postgres          +\n" +
+			"           |          |          |         |       |            |                 | postgres=CTc/postgres\n"
+		if !strings.Contains(out, want) {
+			t.Errorf("\\l lacks the %s row %q:\n%s", tmpl, want, out)
+		}
 	}
 
 	// \copy both directions goes through COPY ... FROM STDIN / TO STDOUT.

@@ -40,15 +40,14 @@ after rollback: 0
 		t.Errorf("psycopg2:\n%s", lineDiff(got, want))
 	}
 	t.Run("named cursor", func(t *testing.T) {
-		if os.Getenv("BSDB_PSYCOPG2_NAMED") != "1" {
-			t.Skip("known gap: DECLARE CURSOR / FETCH are not implemented (0A000); set BSDB_PSYCOPG2_NAMED=1 to run")
-		}
 		s := startServer(t)
 		execSQL(t, s.url("postgres"), fixture[:len(fixture)-1]...)
 		dsn := "host=127.0.0.1 port=" + s.port + " user=postgres dbname=postgres"
 		out := runCmd(t, nil, "", py, "testdata/psycopg2_check.py", dsn, "named")
-		if want := "named: [10, 11, 12, 20, 21]"; !contains(out, want) {
-			t.Errorf("named cursor: got\n%s\nwant a line %q", out, want)
+		for _, want := range []string{"named: [10, 11, 12, 20, 21]", "named hold: [20, 21]", "named scroll: [11, 20, 21]"} {
+			if !contains(out, want) {
+				t.Errorf("named cursor: got\n%s\nwant a line %q", out, want)
+			}
 		}
 	})
 }

@@ -49,12 +49,28 @@ func IsRegType(name string) bool {
 
 func lit(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
+// catalogOID is SQL mapping a catalog's name (the expression c, e.g.
+// 'pg_proc', as obj_description takes it) to its OID (NULL if unknown).
+func catalogOID(c string) string {
+	var b strings.Builder
+	b.WriteString("CASE regexp_replace(" + c + ", '^pg_catalog\\.', '')")
+	for _, k := range sortedKeys() {
+		if o, ok := systemRelOIDs[k]; ok {
+			fmt.Fprintf(&b, " WHEN %s THEN %d", lit(strings.TrimPrefix(k, "pg_catalog.")), o)
+		}
+	}
+	b.WriteString(" END")
+	return b.String()
+}
+
 // macros returns the CREATE MACRO statements, with the connection's facts
 // baked in.
 func macros(f Facts) []string {
 	cls, ns, typ, fmtT := tn("pg_catalog", "pg_class"), tn("pg_catalog", "pg_namespace"),
 		tn("pg_catalog", "pg_type"), tn("bsdb_internal", "typefmt")
 	vis, defs, rl := tn("bsdb_internal", "visible"), tn("bsdb_internal", "defs"), tn("pg_catalog", "pg_roles")
+	proc, pfmt := tn("pg_catalog", "pg_proc"), tn("bsdb_internal", "procfmt")
+	desc, shdesc := tn("pg_catalog", "pg_description"), tn("pg_catalog", "pg_shdescription")
 	version := fmt.Sprintf("PostgreSQL %s (bsdb-pg) on x86_64-pc-linux-gnu, compiled by Go, 64-bit", f.ServerVersion)
 	defsList := []struct{ name, body string }{
 		{"pg_get_userbyid", fmt.Sprintf("(o) AS coalesce((SELECT rolname FROM %s _mr WHERE _mr.oid = o), 'unknown (OID=' || o || ')')", rl)},
@@ -72,9 +88,10 @@ func macros(f Facts) []string {
 			WHEN t = 1266 THEN 'time(' || m || ') with time zone'
 			ELSE coalesce((SELECT fmt FROM %[1]s _mx WHERE _mx.oid = t), '???') END`, fmtT)},
 		{"pg_get_expr", "(e, r) AS e, (e, r, p) AS e"},
-		{"obj_description", "(o) AS CAST(NULL AS VARCHAR), (o, c) AS CAST(NULL AS VARCHAR)"},
+		{"obj_description", fmt.Sprintf(`(o) AS (SELECT description FROM %[1]s _md WHERE _md.objoid = o AND _md.objsubid = 0 ORDER BY _md.classoid LIMIT 1),
+			(o, c) AS (SELECT description FROM %[1]s _md WHERE _md.objoid = o AND _md.objsubid = 0 AND _md.classoid = %[2]s LIMIT 1)`, desc, catalogOID("c"))},
 		{"col_description", "(o, n) AS CAST(NULL AS VARCHAR)"},
-		{"shobj_description", "(o, c) AS CAST(NULL AS VARCHAR)"},
+		{"shobj_description", fmt.Sprintf("(o, c) AS (SELECT description FROM %s _md WHERE _md.objoid = o AND _md.classoid = %s LIMIT 1)", shdesc, catalogOID("c"))},
 		{"pg_get_indexdef", fmt.Sprintf("(o) AS (SELECT def FROM %[1]s _md WHERE _md.oid = o), (o, c, p) AS (SELECT def FROM %[1]s _md WHERE _md.oid = o)", defs)},
 		{"pg_get_constraintdef", fmt.Sprintf("(o) AS (SELECT def FROM %[1]s _md WHERE _md.oid = o), (o, p) AS (SELECT def FROM %[1]s _md WHERE _md.oid = o)", defs)},
 		{"has_table_privilege", "(a, b) AS true, (a, b, c) AS true"},
@@ -86,8 +103,6 @@ func macros(f Facts) []string {
 		{"has_sequence_privilege", "(a, b) AS true, (a, b, c) AS true"},
 		{"current_database", "() AS " + lit(f.Database)},
 		{"current_user", "() AS " + lit(f.User)},
-		{"current_schema", "() AS 'public'"},
-		{"current_schemas", "(b) AS CASE WHEN b THEN ['pg_catalog', 'public'] ELSE ['public'] END"},
 		{"version", "() AS " + lit(version)},
 		{"pg_backend_pid", fmt.Sprintf("() AS CAST(%d AS INTEGER)", f.PID)},
 		{"pg_encoding_to_char", "(e) AS CASE e WHEN 6 THEN 'UTF8' WHEN 0 THEN 'SQL_ASCII' ELSE '' END"},
@@ -95,9 +110,10 @@ func macros(f Facts) []string {
 		{"pg_postmaster_start_time", "() AS TIMESTAMPTZ " + lit(f.StartTime.UTC().Format("2006-01-02 15:04:05.999999")+"+00")},
 		{"pg_relation_is_publishable", "(o) AS false"},
 		{"pg_get_statisticsobjdef_columns", "(o) AS CAST(NULL AS VARCHAR)"},
-		{"pg_get_function_result", "(o) AS CAST(NULL AS VARCHAR)"},
-		{"pg_get_function_arguments", "(o) AS CAST(NULL AS VARCHAR)"},
-		{"pg_get_function_identity_arguments", "(o) AS CAST(NULL AS VARCHAR)"},
+		{"pg_get_function_result", fmt.Sprintf("(o) AS (SELECT result FROM %s _mf WHERE _mf.oid = o)", pfmt)},
+		{"pg_get_function_arguments", fmt.Sprintf("(o) AS (SELECT args FROM %s _mf WHERE _mf.oid = o)", pfmt)},
+		{"pg_get_function_identity_arguments", fmt.Sprintf("(o) AS (SELECT identity FROM %s _mf WHERE _mf.oid = o)", pfmt)},
+		{"pg_get_function_sqlbody", "(o) AS CAST(NULL AS VARCHAR)"},
 		{"pg_get_partkeydef", "(o) AS CAST(NULL AS VARCHAR)"},
 		{"pg_relation_size", "(o) AS CAST(0 AS BIGINT), (o, f) AS CAST(0 AS BIGINT)"},
 		{"pg_total_relation_size", "(o) AS CAST(0 AS BIGINT)"},
@@ -126,12 +142,25 @@ func macros(f Facts) []string {
 		{"regrole_in", fmt.Sprintf(`(s) AS coalesce((SELECT _mr.oid FROM %s _mr WHERE _mr.rolname = trim(s, '"')),
 			error('role "' || s || '" does not exist'))`, rl)},
 		{"regrole_out", fmt.Sprintf("(o) AS coalesce((SELECT rolname FROM %s _mr WHERE _mr.oid = o), CAST(o AS VARCHAR))", rl)},
-		// regproc values are stored as names (pg_type.typinput...): the
-		// casts map names to names (pg_catalog. prefix dropped).
-		{"regproc_in", "(s) AS regexp_replace(CAST(s AS VARCHAR), '^pg_catalog\\.', '')"},
-		{"regproc_out", "(o) AS CAST(o AS VARCHAR)"},
-		{"regprocedure_in", "(s) AS regexp_replace(regexp_replace(CAST(s AS VARCHAR), '^pg_catalog\\.', ''), '\\(.*$', '')"},
-		{"regprocedure_out", "(o) AS CAST(o AS VARCHAR)"},
+		// regproc values are stored as names (pg_type.typinput...):
+		// 'name'::regproc checks that the name is one function's and
+		// gives the name (pg_catalog. prefix dropped), an OID gives the
+		// function's name as regprocout prints it.
+		{"regproc_in", fmt.Sprintf(`(s) AS CASE WHEN CAST(s AS VARCHAR) = '-' THEN '-'
+			WHEN regexp_full_match(CAST(s AS VARCHAR), '[0-9]+') THEN coalesce((SELECT regproc FROM %[1]s _mf WHERE _mf.oid = TRY_CAST(s AS BIGINT)), CAST(s AS VARCHAR))
+			ELSE CASE (SELECT count(*) FROM %[2]s _mp WHERE _mp.proname = %[3]s)
+				WHEN 1 THEN %[3]s WHEN 0 THEN error('function "' || s || '" does not exist')
+				ELSE error('more than one function named "' || s || '"') END END`, pfmt, proc,
+			`trim(regexp_replace(trim(CAST(s AS VARCHAR)), '^pg_catalog\.', ''), '"')`)},
+		{"regproc_out", fmt.Sprintf(`(o) AS CASE WHEN TRY_CAST(o AS BIGINT) IS NULL THEN CAST(o AS VARCHAR) WHEN TRY_CAST(o AS BIGINT) = 0 THEN '-'
+			ELSE coalesce((SELECT regproc FROM %s _mf WHERE _mf.oid = TRY_CAST(o AS BIGINT)), CAST(o AS VARCHAR)) END`, pfmt)},
+		// regprocedure values are OIDs: 'abs(integer)'::regprocedure
+		// (or abs(int4)) is the function's OID.
+		{"regprocedure_in", fmt.Sprintf(`(s) AS CASE WHEN regexp_full_match(CAST(s AS VARCHAR), '[0-9]+') THEN TRY_CAST(s AS BIGINT)
+			ELSE coalesce((SELECT _mf.oid FROM %s _mf WHERE regexp_replace(regexp_replace(lower(CAST(s AS VARCHAR)), '^\s*pg_catalog\.', ''), '\s', '', 'g') IN (_mf.sigkey, _mf.typkey)
+				ORDER BY _mf.oid LIMIT 1), error('function "' || s || '" does not exist')) END`, pfmt)},
+		{"regprocedure_out", fmt.Sprintf(`(o) AS CASE WHEN TRY_CAST(o AS BIGINT) IS NULL THEN CAST(o AS VARCHAR) WHEN TRY_CAST(o AS BIGINT) = 0 THEN '-'
+			ELSE coalesce((SELECT sig FROM %s _mf WHERE _mf.oid = TRY_CAST(o AS BIGINT)), CAST(o AS VARCHAR)) END`, pfmt)},
 	}
 	out := make([]string, 0, len(defsList))
 	for _, d := range defsList {

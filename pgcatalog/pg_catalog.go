@@ -29,8 +29,8 @@ func init() {
 		conkey:int2[] confkey:int2[] conpfeqop:oid[] conppeqop:oid[] conffeqop:oid[] conexclop:oid[] conbin:text`, constraintRows)
 	register("pg_catalog", "pg_index", false, `indexrelid:oid indrelid:oid indnatts:int2 indnkeyatts:int2 indisunique:bool
 		indnullsnotdistinct:bool indisprimary:bool indisexclusion:bool indimmediate:bool indisclustered:bool
-		indisvalid:bool indcheckxmin:bool indisready:bool indislive:bool indisreplident:bool indkey:int2[]
-		indcollation:oid[] indclass:oid[] indoption:int2[] indexprs:text indpred:text`, indexRows)
+		indisvalid:bool indcheckxmin:bool indisready:bool indislive:bool indisreplident:bool indkey:int2vector
+		indcollation:oidvector indclass:oidvector indoption:int2vector indexprs:text indpred:text`, indexRows)
 	register("pg_catalog", "pg_database", false, `oid:oid datname:name datdba:oid encoding:int4 datlocprovider:char
 		datistemplate:bool datallowconn:bool datconnlimit:int4 dattablespace:oid datcollate:text datctype:text
 		daticulocale:text datcollversion:text datacl:text[]`, databaseRows)
@@ -109,16 +109,9 @@ func init() {
 	})
 	// Always empty here: we have no such objects.
 	register("pg_catalog", "pg_inherits", true, "inhrelid:oid inhparent:oid inhseqno:int4 inhdetachpending:bool", none)
-	register("pg_catalog", "pg_description", true, "objoid:oid classoid:oid objsubid:int4 description:text", none)
-	register("pg_catalog", "pg_shdescription", true, "objoid:oid classoid:oid description:text", none)
 	register("pg_catalog", "pg_enum", true, "oid:oid enumtypid:oid enumsortorder:float4 enumlabel:name", none)
 	register("pg_catalog", "pg_range", true, `rngtypid:oid rngsubtype:oid rngmultitypid:oid rngcollation:oid rngsubopc:oid
 		rngcanonical:regproc rngsubdiff:regproc`, none)
-	register("pg_catalog", "pg_proc", true, `oid:oid proname:name pronamespace:oid proowner:oid prolang:oid procost:float4
-		prorows:float4 provariadic:oid prosupport:regproc prokind:char prosecdef:bool proleakproof:bool proisstrict:bool
-		proretset:bool provolatile:char proparallel:char pronargs:int2 pronargdefaults:int2 prorettype:oid
-		proargtypes:oid[] proallargtypes:oid[] proargmodes:char[] proargnames:text[] prosrc:text probin:text
-		proconfig:text[] proacl:text[]`, none)
 	register("pg_catalog", "pg_locks", true, `locktype:text database:oid relation:oid page:int4 tuple:int2 virtualxid:text
 		transactionid:text classid:oid objid:oid objsubid:int2 virtualtransaction:text pid:int4 mode:text
 		granted:bool fastpath:bool waitstart:timestamptz`, none)
@@ -128,7 +121,7 @@ func init() {
 	register("pg_catalog", "pg_policy", true, `oid:oid polname:name polrelid:oid polcmd:char polpermissive:bool
 		polroles:oid[] polqual:text polwithcheck:text`, none)
 	register("pg_catalog", "pg_statistic_ext", true, `oid:oid stxrelid:oid stxname:name stxnamespace:oid stxowner:oid
-		stxstattarget:int4 stxkeys:int2[] stxkind:char[]`, none)
+		stxstattarget:int4 stxkeys:int2vector stxkind:char[]`, none)
 	register("pg_catalog", "pg_publication", true, `oid:oid pubname:name pubowner:oid puballtables:bool pubinsert:bool
 		pubupdate:bool pubdelete:bool pubtruncate:bool pubviaroot:bool`, none)
 	register("pg_catalog", "pg_publication_namespace", true, "oid:oid pnpubid:oid pnnspid:oid", none)
@@ -368,11 +361,28 @@ func visibleRows(s *Snapshot, _ *Facts) [][]any {
 	return rows
 }
 
+// templateDatabases are PostgreSQL's template databases, listed as
+// initdb creates them (template0 does not allow connections). They are
+// not databases of ours: connecting to them is refused.
+var templateDatabases = []struct {
+	oid       int64
+	name      string
+	allowConn bool
+}{{1, "template1", true}, {4, "template0", false}}
+
 func databaseRows(s *Snapshot, _ *Facts) [][]any {
 	var rows [][]any
+	ours := map[string]bool{}
 	for _, d := range s.Databases {
+		ours[d] = true
 		rows = append(rows, []any{int64(DatabaseOID(d)), d, int64(OIDBootstrapUser), int32(6), "c", false, true, int32(-1),
 			int64(OIDPgDefaultTS), "C", "C", nil, nil, nil})
+	}
+	for _, t := range templateDatabases {
+		if !ours[t.name] {
+			rows = append(rows, []any{t.oid, t.name, int64(OIDBootstrapUser), int32(6), "c", true, t.allowConn, int32(-1),
+				int64(OIDPgDefaultTS), "C", "C", nil, nil, []string{"=c/postgres", "postgres=CTc/postgres"}})
+		}
 	}
 	return rows
 }

@@ -28,6 +28,8 @@ var colTypes = map[string]colType{
 	"int2[]":      {1005, "SMALLINT[]"},
 	"oid[]":       {1028, "BIGINT[]"},
 	"char[]":      {1002, "VARCHAR[]"},
+	"int2vector":  {22, "SMALLINT[]"},
+	"oidvector":   {30, "BIGINT[]"},
 }
 
 // Column of a catalog relation.
@@ -107,26 +109,56 @@ func tableBase(schema, name string) string {
 
 func tn(schema, name string) string { return tableName(registry[schema+"."+name]) }
 
+// Rows are loaded as one text value per relation, split and cast by
+// DuckDB: parsing a VALUES list costs ~0.1 ms per row of pg_proc (list
+// literals are slow to bind), the split ~100 times less. Records are
+// separated by recSep, fields by fieldSep, list elements by elemSep;
+// nullMark is a NULL field and emptyMark an empty list.
+const (
+	recSep    = "\x1e"
+	fieldSep  = "\x1f"
+	elemSep   = "\x1d"
+	nullMark  = "\x01"
+	emptyMark = "\x02"
+)
+
+// bulkRows: relations with more rows are loaded from text (for a few rows
+// a VALUES list is faster: the dynamic relations, rebuilt per refresh).
+const bulkRows = 100
+
+// insertValues is the INSERT ... VALUES statement of rows.
+func insertValues(r *relation, rows [][]any) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "INSERT INTO %s VALUES ", tableName(r))
+	for i, row := range rows {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(")
+		for j, v := range row {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(sqlLiteral(v))
+		}
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
 // sqlLiteral renders a Go value as a DuckDB literal.
 func sqlLiteral(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return "NULL"
 	case string:
-		return "'" + strings.ReplaceAll(x, "'", "''") + "'"
-	case bool:
-		if x {
-			return "true"
-		}
-		return "false"
-	case int, int16, int32, int64, uint32, uint16:
-		return fmt.Sprint(x)
-	case float32:
-		return fmt.Sprint(x)
+		return lit(x)
+	case timeLit:
+		return "TIMESTAMPTZ " + lit(string(x))
 	case []string:
 		parts := make([]string, len(x))
 		for i, s := range x {
-			parts[i] = sqlLiteral(s)
+			parts[i] = lit(s)
 		}
 		return "[" + strings.Join(parts, ",") + "]"
 	case []int64:
@@ -135,10 +167,44 @@ func sqlLiteral(v any) string {
 			parts[i] = fmt.Sprint(s)
 		}
 		return "[" + strings.Join(parts, ",") + "]"
-	case timeLit:
-		return "TIMESTAMPTZ '" + string(x) + "'"
 	}
-	panic(fmt.Sprintf("BUG: pgcatalog: no literal for %T", v))
+	return fieldText(v) // bool and numbers
+}
+
+// fieldText renders a Go value as a field of the load text.
+func fieldText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return nullMark
+	case string:
+		if strings.ContainsAny(x, recSep+fieldSep+elemSep+nullMark+emptyMark) {
+			panic(fmt.Sprintf("BUG: pgcatalog: value %q holds a separator", x))
+		}
+		return x
+	case bool, int, int16, int32, int64, uint32, uint16, float32:
+		return fmt.Sprint(x)
+	case timeLit:
+		return string(x)
+	case []string:
+		if len(x) == 0 {
+			return emptyMark
+		}
+		parts := make([]string, len(x))
+		for i, s := range x {
+			parts[i] = fieldText(s)
+		}
+		return strings.Join(parts, elemSep)
+	case []int64:
+		if len(x) == 0 {
+			return emptyMark
+		}
+		parts := make([]string, len(x))
+		for i, s := range x {
+			parts[i] = fmt.Sprint(s)
+		}
+		return strings.Join(parts, elemSep)
+	}
+	panic(fmt.Sprintf("BUG: pgcatalog: no text for %T", v))
 }
 
 // timeLit is a timestamptz literal text (RFC 3339 with microseconds).
@@ -161,30 +227,44 @@ func build(r *relation, s *Snapshot, f *Facts) []string {
 	b.WriteString(")")
 	out := []string{b.String()}
 	rows := r.rows(s, f)
-	const chunk = 500
-	for start := 0; start < len(rows); start += chunk {
-		end := min(start+chunk, len(rows))
-		b.Reset()
-		fmt.Fprintf(&b, "INSERT INTO %s VALUES ", tableName(r))
-		for i, row := range rows[start:end] {
-			if len(row) != len(r.cols) {
-				panic(fmt.Sprintf("BUG: pgcatalog: %s row has %d values, want %d", r.name, len(row), len(r.cols)))
-			}
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString("(")
-			for j, v := range row {
-				if j > 0 {
-					b.WriteString(", ")
-				}
-				b.WriteString(sqlLiteral(v))
-			}
-			b.WriteString(")")
+	for _, row := range rows {
+		if len(row) != len(r.cols) {
+			panic(fmt.Sprintf("BUG: pgcatalog: %s row has %d values, want %d", r.name, len(row), len(r.cols)))
 		}
-		out = append(out, b.String())
 	}
-	return out
+	switch {
+	case len(rows) == 0:
+		return out
+	case len(rows) <= bulkRows:
+		return append(out, insertValues(r, rows))
+	}
+	var text strings.Builder
+	for i, row := range rows {
+		if i > 0 {
+			text.WriteString(recSep)
+		}
+		for j, v := range row {
+			if j > 0 {
+				text.WriteString(fieldSep)
+			}
+			text.WriteString(fieldText(v))
+		}
+	}
+	b.Reset()
+	fmt.Fprintf(&b, "INSERT INTO %s SELECT ", tableName(r))
+	for i, c := range r.cols {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		field := fmt.Sprintf("_f[%d]", i+1)
+		if strings.HasSuffix(c.Duck, "[]") {
+			fmt.Fprintf(&b, "CASE WHEN %[1]s = chr(2) THEN CAST([] AS %[2]s) ELSE CAST(string_split(nullif(%[1]s, chr(1)), chr(29)) AS %[2]s) END", field, c.Duck)
+		} else {
+			fmt.Fprintf(&b, "CAST(nullif(%s, chr(1)) AS %s)", field, c.Duck)
+		}
+	}
+	fmt.Fprintf(&b, " FROM (SELECT string_split(_l, chr(31)) AS _f FROM (SELECT unnest(string_split(%s, chr(30))) AS _l))", lit(text.String()))
+	return append(out, b.String())
 }
 
 // SharedSetup returns the statements creating the static relations (pg_type,

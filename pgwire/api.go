@@ -77,6 +77,14 @@ type Statement interface {
 	Close()
 }
 
+// Deallocator is an optional Statement capability: a statement the SQL
+// layer has deallocated (SQL DEALLOCATE of a protocol-level statement; they
+// share one namespace in PostgreSQL) is dropped by pgwire at its next
+// lookup, as if closed.
+type Deallocator interface {
+	Deallocated() bool
+}
+
 // Portal is a bound statement (the result of Bind).
 type Portal interface {
 	Columns() []Column // with the result formats of Bind; nil = NoData

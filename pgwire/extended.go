@@ -71,8 +71,20 @@ func (c *conn) closePortal(name string, p *portalEntry) {
 	}
 }
 
+// stmt looks up a statement, dropping it if the session deallocated it.
+func (c *conn) stmt(name string) (*stmtEntry, bool) {
+	s, ok := c.stmts[name]
+	if ok {
+		if d, can := s.stmt.(Deallocator); can && d.Deallocated() {
+			c.closeStmt(name, s)
+			return nil, false
+		}
+	}
+	return s, ok
+}
+
 func (c *conn) parse(m cmdParse) error {
-	if old, ok := c.stmts[m.name]; ok {
+	if old, ok := c.stmt(m.name); ok {
 		if m.name != "" {
 			return c.protocolFail(pgerr.New(pgerr.DuplicatePreparedStatement, "prepared statement %q already exists", m.name))
 		}
@@ -118,7 +130,7 @@ func protocolError(msg string) *pgerr.Error {
 }
 
 func (c *conn) bind(m cmdBind) error {
-	s, ok := c.stmts[m.stmt]
+	s, ok := c.stmt(m.stmt)
 	if !ok {
 		return c.protocolFail(stmtNotFound(m.stmt))
 	}
@@ -177,7 +189,7 @@ func (c *conn) sendColumns(cols []Column) error {
 func (c *conn) describe(m cmdDescribe) error {
 	switch m.kind {
 	case 'S':
-		s, ok := c.stmts[m.name]
+		s, ok := c.stmt(m.name)
 		if !ok {
 			return c.protocolFail(stmtNotFound(m.name))
 		}
@@ -234,7 +246,7 @@ func (c *conn) execute(m cmdExecute) error {
 func (c *conn) closeObject(m cmdClose) error {
 	switch m.kind {
 	case 'S':
-		if s, ok := c.stmts[m.name]; ok {
+		if s, ok := c.stmt(m.name); ok {
 			c.closeStmt(m.name, s)
 		}
 	case 'P':

@@ -3,8 +3,10 @@ package planner
 import (
 	"context"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -41,10 +43,19 @@ type Table struct {
 	gcPending []uint64
 	stopGC    func()
 	gcDone    chan struct{}
+
+	// Mirroring is lazy: a write only reaches the WAL and the buffer; the
+	// first statement whose snapshot holds a batch copies it (with every
+	// other unmirrored batch of that snapshot, in one INSERT) into the
+	// mirror. mirMu serializes mirroring; mirrored holds the ids in the
+	// mirror (guarded by mirMu; the collector removes ids under gc.Lock,
+	// which no statement between snapshot and end of query can overlap).
+	mirMu    sync.Mutex
+	mirrored map[uint64]struct{}
 }
 
 func (e *Engine) attach(ctx context.Context, id catalog.TableID, ent *catalog.Entry, tt *txn.Table) (*Table, error) {
-	t := &Table{ID: id, Entry: *ent, T: tt, Schema: tt.Schema(), eng: e, gcDone: make(chan struct{})}
+	t := &Table{ID: id, Entry: *ent, T: tt, Schema: tt.Schema(), eng: e, gcDone: make(chan struct{}), mirrored: map[uint64]struct{}{}}
 	t.mirror = quoteIdent(fmt.Sprintf("__bsdb_buf_%d", ent.OID))
 	var cols []string
 	for _, c := range t.Schema.Columns {
@@ -56,18 +67,7 @@ func (e *Engine) attach(ctx context.Context, id catalog.TableID, ent *catalog.En
 		tt.Abandon()
 		return nil, fmt.Errorf("create mirror of %s: %w", id.Name, err)
 	}
-	// Mirror what recovery put in the buffer, before anyone reads.
-	snap, err := tt.Snapshot(ctx)
-	if err != nil {
-		tt.Abandon()
-		return nil, err
-	}
-	err = t.mirrorBatches(ctx, snap.Batches)
-	snap.Release()
-	if err != nil {
-		tt.Abandon()
-		return nil, err
-	}
+	// What recovery put in the buffer is mirrored by the first reader.
 	events, cancel := tt.Subscribe()
 	t.stopGC = cancel
 	go t.collector(events)
@@ -107,10 +107,26 @@ func (t *Table) collect() {
 		return
 	}
 	defer t.gc.Unlock()
-	q := fmt.Sprintf("DELETE FROM %s WHERE %s", t.mirror, batchPredicate(ids))
-	if _, err := t.eng.db.ExecContext(context.Background(), q); err != nil {
-		t.eng.log.Warn("mirror collection failed; will retry", "table", t.ID.Name, "err", err)
-		return
+	// Only ids that reached the mirror need a DELETE.
+	t.mirMu.Lock()
+	var del []uint64
+	for _, id := range ids {
+		if _, ok := t.mirrored[id]; ok {
+			del = append(del, id)
+		}
+	}
+	t.mirMu.Unlock()
+	if len(del) > 0 {
+		q := fmt.Sprintf("DELETE FROM %s WHERE %s", t.mirror, batchPredicate(del))
+		if _, err := t.eng.db.ExecContext(context.Background(), q); err != nil {
+			t.eng.log.Warn("mirror collection failed; will retry", "table", t.ID.Name, "err", err)
+			return
+		}
+		t.mirMu.Lock()
+		for _, id := range del {
+			delete(t.mirrored, id)
+		}
+		t.mirMu.Unlock()
 	}
 	t.gcMu.Lock()
 	t.gcPending = t.gcPending[len(ids):]
@@ -191,36 +207,105 @@ func (t *Table) unmirror(ctx context.Context, ids []uint64) {
 	t.collect()
 }
 
-// Write writes batches as one transaction (mirror first, then WAL, then
-// visible). ids may be preallocated (a transaction's batches already
-// mirrored) or nil.
-func (t *Table) Write(ctx context.Context, recs []arrow.RecordBatch, d wal.Durability, mirrored []uint64) (txn.WriteResult, error) {
-	opts := txn.WriteOptions{Durability: d, BatchIDs: mirrored}
-	if mirrored == nil {
-		opts.BeforeAppend = func(bs []txn.Batch) error { return t.mirrorBatches(ctx, bs) }
-		opts.AfterFailure = func(bs []txn.Batch) {
-			ids := make([]uint64, len(bs))
-			for i, b := range bs {
-				ids[i] = b.ID
-			}
-			t.unmirror(context.Background(), ids)
-		}
-	}
-	return t.T.Write(ctx, recs, opts)
+// Write writes batches as one transaction (WAL, then visible). ids may be
+// preallocated (a transaction's staged batches, already mirrored) or nil.
+// The mirror is filled lazily by the first statement that reads them.
+func (t *Table) Write(ctx context.Context, recs []arrow.RecordBatch, d wal.Durability, ids []uint64) (txn.WriteResult, error) {
+	return t.T.Write(ctx, recs, txn.WriteOptions{Durability: d, BatchIDs: ids})
 }
 
-// Stage mirrors the batches of an open transaction (visible only to its
-// session) and returns their ids.
+// Stage returns ids for the batches of an open transaction. They are
+// visible only to its session (Bind's extra batches), which mirrors them
+// when it first reads the table.
 func (t *Table) Stage(ctx context.Context, recs []arrow.RecordBatch) ([]uint64, error) {
-	ids := t.T.AllocBatchIDs(len(recs))
+	return t.T.AllocBatchIDs(len(recs)), nil
+}
+
+// MirrorWritten makes sure batches a statement just wrote are in the
+// mirror (RETURNING reads them there). The caller holds HoldMirror from
+// before the write, so the collector cannot have passed them yet.
+func (t *Table) MirrorWritten(ctx context.Context, ids []uint64, recs []arrow.RecordBatch) error {
 	bs := make([]txn.Batch, len(recs))
 	for i, r := range recs {
 		bs[i] = txn.Batch{ID: ids[i], Rec: r}
 	}
-	if err := t.mirrorBatches(ctx, bs); err != nil {
-		return nil, err
+	return t.ensureMirrored(ctx, bs)
+}
+
+// ensureMirrored copies the batches not yet in the mirror into it, in one
+// INSERT. Callers hold gc (shared) or otherwise keep the collector from
+// deleting the batches before their statement ends.
+func (t *Table) ensureMirrored(ctx context.Context, batches []txn.Batch) error {
+	if len(batches) == 0 {
+		return nil
 	}
-	return ids, nil
+	t.mirMu.Lock()
+	defer t.mirMu.Unlock()
+	var missing []txn.Batch
+	for _, b := range batches {
+		if _, ok := t.mirrored[b.ID]; !ok {
+			missing = append(missing, b)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	// A large set (the buffer recovered at restart, a big transaction) is
+	// copied by one INSERT per core, concurrently: one Arrow stream is
+	// scanned by one thread.
+	groups := splitBatches(missing, runtime.GOMAXPROCS(0), parallelMirrorRows)
+	errs := make([]error, len(groups))
+	var wg sync.WaitGroup
+	for i, g := range groups {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = t.mirrorBatches(ctx, g)
+		}()
+	}
+	wg.Wait()
+	for i, g := range groups {
+		if errs[i] != nil {
+			continue // DuckDB's INSERT is atomic: nothing of g is in the mirror
+		}
+		for _, b := range g {
+			t.mirrored[b.ID] = struct{}{}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// parallelMirrorRows is the size of a group of batches worth its own
+// concurrent INSERT into the mirror.
+const parallelMirrorRows = 256 << 10
+
+// splitBatches cuts bs into at most n groups of consecutive batches, each
+// of at least minRows rows (one group if bs is smaller), balanced by rows.
+func splitBatches(bs []txn.Batch, n int, minRows int64) [][]txn.Batch {
+	var total int64
+	for _, b := range bs {
+		total += b.Rec.NumRows()
+	}
+	if k := total / minRows; k < int64(n) {
+		n = int(k)
+	}
+	if n <= 1 || len(bs) < 2 {
+		return [][]txn.Batch{bs}
+	}
+	per := (total + int64(n) - 1) / int64(n)
+	var out [][]txn.Batch
+	start, rows := 0, int64(0)
+	for i, b := range bs {
+		rows += b.Rec.NumRows()
+		if rows >= per && len(out) < n-1 {
+			out = append(out, bs[start:i+1])
+			start, rows = i+1, 0
+		}
+	}
+	if start < len(bs) {
+		out = append(out, bs[start:])
+	}
+	return out
 }
 
 // Unstage removes a rolled back transaction's batches from the mirror.
@@ -242,8 +327,8 @@ func (b *Bound) Release() {
 }
 
 // Bind takes a snapshot and returns the DuckDB relation of the table as of
-// it, plus extra batch ids (the session's own uncommitted writes).
-func (t *Table) Bind(ctx context.Context, extra []uint64) (*Bound, error) {
+// it, plus extra batches (the session's own uncommitted writes).
+func (t *Table) Bind(ctx context.Context, extra []txn.Batch) (*Bound, error) {
 	t.gc.RLock()
 	snap, err := t.T.Snapshot(ctx)
 	if err != nil {
@@ -251,6 +336,12 @@ func (t *Table) Bind(ctx context.Context, extra []uint64) (*Bound, error) {
 		return nil, err
 	}
 	files, err := t.eng.localFiles(ctx, t, snap.Manifest)
+	if err == nil {
+		err = t.ensureMirrored(ctx, snap.Batches)
+	}
+	if err == nil {
+		err = t.ensureMirrored(ctx, extra)
+	}
 	if err != nil {
 		snap.Release()
 		t.gc.RUnlock()
@@ -260,7 +351,9 @@ func (t *Table) Bind(ctx context.Context, extra []uint64) (*Bound, error) {
 	for _, b := range snap.Batches {
 		ids = append(ids, b.ID)
 	}
-	ids = append(ids, extra...)
+	for _, b := range extra {
+		ids = append(ids, b.ID)
+	}
 	var cols []string
 	for i := range t.Schema.Columns {
 		c := &t.Schema.Columns[i]

@@ -54,6 +54,27 @@ var udfs = map[string]scalarUDF{
 	}},
 }
 
+func init() {
+	// float -> text casts inside queries (sql/expr.go): PostgreSQL's
+	// float4out/float8out (shortest exact digits, NaN, Infinity).
+	udfs["__bsdb_float8_text"] = scalarUDF{duckdb.TYPE_DOUBLE, duckdb.TYPE_VARCHAR, func(v driver.Value) (any, error) {
+		f, ok := v.(float64)
+		if !ok {
+			return nil, fmt.Errorf("__bsdb_float8_text: %T", v)
+		}
+		b, err := pgtypes.AppendText(nil, pgtypes.OIDFloat8, -1, f, nil)
+		return string(b), err
+	}}
+	udfs["__bsdb_float4_text"] = scalarUDF{duckdb.TYPE_FLOAT, duckdb.TYPE_VARCHAR, func(v driver.Value) (any, error) {
+		f, ok := v.(float32)
+		if !ok {
+			return nil, fmt.Errorf("__bsdb_float4_text: %T", v)
+		}
+		b, err := pgtypes.AppendText(nil, pgtypes.OIDFloat4, -1, f, nil)
+		return string(b), err
+	}}
+}
+
 func (e *Engine) registerUDFs(ctx context.Context) error {
 	conn, err := e.db.Conn(ctx)
 	if err != nil {

@@ -35,6 +35,49 @@ var e2eChecks = []struct {
 	{"ContextTimeout", checkContextTimeout},
 	{"StatementTimeout", checkStatementTimeout},
 	{"ConcurrentSessions", checkConcurrentSessions},
+	{"PreparedInsertFollowsCatalog", checkPreparedInsertFollowsCatalog},
+}
+
+// checkPreparedInsertFollowsCatalog executes one prepared INSERT while
+// search_path and the target table change under it: each execution goes to
+// the table the name means at that moment (bsdb-pg caches the translation
+// of prepared INSERTs and must notice).
+func checkPreparedInsertFollowsCatalog(t *testing.T, url string) {
+	ctx := testContext(t)
+	conn := connect(t, url)
+	mustExec(t, ctx, conn, "CREATE SCHEMA pi_s1")
+	mustExec(t, ctx, conn, "CREATE TABLE public.pi (a integer)")
+	mustExec(t, ctx, conn, "CREATE TABLE pi_s1.pi (a integer)")
+	if _, err := conn.Prepare(ctx, "pi_ins", "INSERT INTO pi VALUES ($1)"); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, ctx, conn, "pi_ins", 1)
+	mustExec(t, ctx, conn, "SET search_path = pi_s1, public")
+	mustExec(t, ctx, conn, "pi_ins", 2)
+	mustExec(t, ctx, conn, "DROP TABLE pi_s1.pi")
+	mustExec(t, ctx, conn, "CREATE TABLE pi_s1.pi (a integer, b text DEFAULT 'dflt')")
+	mustExec(t, ctx, conn, "pi_ins", 3)
+	mustExec(t, ctx, conn, "RESET search_path")
+	mustExec(t, ctx, conn, "pi_ins", 4)
+	var got []string
+	rows, err := conn.Query(ctx, "SELECT 'public', a::text FROM public.pi UNION ALL SELECT 's1', a::text || ' ' || b FROM pi_s1.pi ORDER BY 1, 2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var s, a string
+		if err := rows.Scan(&s, &a); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, s+":"+a)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"public:1", "public:4", "s1:3 dflt"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("rows = %v, want %v", got, want)
+	}
 }
 
 func TestPgx(t *testing.T) {

@@ -18,15 +18,20 @@ type prepared struct {
 	st        *bsql.Statement
 	paramOIDs []uint32
 	cols      []pgwire.Column
+	// name: "" for the unnamed statement; named ones are in s.named
+	// (prepare.go) until closed or deallocated.
+	name        string
+	deallocated bool
 }
 
 func (p *prepared) ParamOIDs() []uint32      { return p.paramOIDs }
 func (p *prepared) Columns() []pgwire.Column { return p.cols }
-func (p *prepared) Close()                   {}
+func (p *prepared) Close()                   { p.s.unregister(p) }
 
 // Prepare implements pgwire.Session.
 func (s *session) Prepare(ctx context.Context, name, query string, paramOIDs []uint32) (_ pgwire.Statement, err error) {
 	defer recoverPanic(&err, s.b.Log)
+	ctx = withSession(ctx, s)
 	stmts, err := bsql.Parse(query)
 	if err != nil {
 		s.fail()
@@ -37,13 +42,20 @@ func (s *session) Prepare(ctx context.Context, name, query string, paramOIDs []u
 		return nil, pgerr.New(pgerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
 	}
 	st := stmts[0]
-	p := &prepared{s: s, st: st, paramOIDs: append([]uint32(nil), paramOIDs...)}
+	p := &prepared{s: s, st: st, paramOIDs: append([]uint32(nil), paramOIDs...), name: name}
 	if err := s.checkFailed(st); err != nil {
 		return nil, err
+	}
+	if _, taken := s.named[name]; taken && name != "" {
+		s.fail()
+		return nil, errDupPrepared(name)
 	}
 	if err := s.describeStatement(ctx, p, paramOIDs); err != nil {
 		s.fail()
 		return nil, s.decorate(ctx, err, st)
+	}
+	if name != "" {
+		s.register(p)
 	}
 	return p, nil
 }
@@ -98,6 +110,25 @@ func (s *session) describeStatement(ctx context.Context, p *prepared, declared [
 		p.cols = pl.Columns()
 	case bsql.KindExplain:
 		p.cols = []pgwire.Column{{Name: "QUERY PLAN", TypeOID: pgtypes.OIDText, TypeMod: -1, TypeSize: -1}}
+	case bsql.KindExecute:
+		if es := p.st.Tree.GetExecuteStmt(); es != nil {
+			if np, ok := s.named[es.Name]; ok {
+				p.cols = np.cols
+			}
+		}
+	case bsql.KindOther:
+		if d := p.st.Tree.GetDeclareCursorStmt(); d != nil && d.Query.GetSelectStmt() != nil {
+			// DECLARE has no columns but takes its query's parameters.
+			b := &binder{s: s, ctx: ctx}
+			defer b.release()
+			q, err := bsql.TranslateQuery(d.Query, b, declared)
+			if err != nil {
+				return err
+			}
+			p.paramOIDs = mergeParams(declared, q.ParamOIDs)
+			return nil
+		}
+		p.cols = s.fetchColumns(ctx, p.st)
 	}
 	return nil
 }
@@ -157,7 +188,11 @@ func (p *portal) Execute(ctx context.Context, maxRows int, w pgwire.ResultWriter
 	if err := s.checkFailed(p.st); err != nil {
 		return false, err
 	}
+	ctx = withSession(ctx, s)
 	s.beginImplicit()
+	s.settleCursors(ctx)
+	s.fx.stmt++
+	s.takeFuncError()
 	ctx, cancel := s.withTimeout(ctx)
 	defer cancel()
 	suspended, err = p.plan.execute(ctx, maxRows, &noticeWriter{ResultWriter: w, s: s})
@@ -171,6 +206,7 @@ func (p *portal) Execute(ctx context.Context, maxRows int, w pgwire.ResultWriter
 // Bind implements pgwire.Session.
 func (s *session) Bind(ctx context.Context, stmt pgwire.Statement, portalName string, params [][]byte, paramFormats, resultFormats []int16) (_ pgwire.Portal, err error) {
 	defer recoverPanic(&err, s.b.Log)
+	ctx = withSession(ctx, s)
 	ps := stmt.(*prepared)
 	if err := s.checkFailed(ps.st); err != nil {
 		return nil, err
@@ -194,19 +230,32 @@ func (s *session) Bind(ctx context.Context, stmt pgwire.Statement, portalName st
 			s.fail()
 			return nil, err
 		}
-		args[i] = toDuckArg(v)
+		args[i] = v
 	}
 	pt := &portal{s: s, st: ps.st}
 	if ps.st.Kind == bsql.KindEmpty {
 		return pt, nil
 	}
-	pl, err := s.plan(ctx, ps.st, args, resultFormats)
+	pl, err := s.planTyped(ctx, ps.st, args, ps.paramOIDs, resultFormats)
 	if err != nil {
 		s.fail()
 		return nil, s.decorate(ctx, err, ps.st)
 	}
 	pt.plan = pl
 	return pt, nil
+}
+
+// toDuckArgs converts canonical parameter values into what the DuckDB
+// driver binds.
+func toDuckArgs(params []any) []any {
+	if len(params) == 0 {
+		return params
+	}
+	out := make([]any, len(params))
+	for i, v := range params {
+		out[i] = toDuckArg(v)
+	}
+	return out
 }
 
 // toDuckArg converts a canonical value into what the DuckDB driver binds.
@@ -246,6 +295,9 @@ type noticeWriter struct {
 }
 
 func (n *noticeWriter) Complete(tag string) error {
+	if err := n.s.flushSettings(context.Background(), n.ResultWriter); err != nil {
+		return err
+	}
 	for _, no := range n.s.notices {
 		if err := n.Notice(no); err != nil {
 			return err

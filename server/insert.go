@@ -3,10 +3,10 @@ package server
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/pgwire"
 	"github.com/bsdb/bsdb-pg/planner"
 	bsql "github.com/bsdb/bsdb-pg/sql"
@@ -17,18 +17,23 @@ type insertPlan struct {
 	ins     *bsql.Insert
 	t       *planner.Table
 	info    *bsql.TableInfo
-	args    []any
+	args    []any // DuckDB forms of the parameters
+	canon   []any // canonical forms of the parameters
 	b       *binder
 	ret     *selectPlan // RETURNING, or nil
 	retCols []resultCol
 }
 
-func (s *session) planInsert(ctx context.Context, st *bsql.Statement, params []any, formats []int16) (plan, error) {
+func (s *session) planInsert(ctx context.Context, st *bsql.Statement, params, canon []any, formats []int16) (plan, error) {
 	b := &binder{s: s, ctx: ctx}
-	ins, err := bsql.TranslateInsert(st.Tree, b, nil)
-	if err != nil {
-		b.release()
-		return nil, err
+	ins := s.cachedInsert(ctx, st)
+	if ins == nil {
+		var err error
+		ins, err = bsql.TranslateInsert(st.Tree, b, nil)
+		if err != nil {
+			b.release()
+			return nil, err
+		}
 	}
 	if ins.OnConflict {
 		b.release()
@@ -44,7 +49,8 @@ func (s *session) planInsert(ctx context.Context, st *bsql.Statement, params []a
 		b.release()
 		return nil, err
 	}
-	p := &insertPlan{s: s, ins: ins, t: t, info: tableInfo(t), args: params, b: b}
+	s.cacheInsert(st, ins, t)
+	p := &insertPlan{s: s, ins: ins, t: t, info: tableInfo(t), args: params, canon: canon, b: b}
 	if ins.Returning != nil {
 		if err := s.returningView(ctx, t, nil); err != nil {
 			b.release()
@@ -57,6 +63,44 @@ func (s *session) planInsert(ctx context.Context, st *bsql.Statement, params []a
 		}
 	}
 	return p, nil
+}
+
+// insertCache is a prepared INSERT's translation, reusable while the
+// target is the same open table and the settings that translation depends
+// on (name resolution, literal input) are unchanged. Only direct VALUES
+// inserts are cached: their translation reads no snapshot.
+type insertCache struct {
+	ins *bsql.Insert
+	t   *planner.Table
+	key string
+}
+
+func (s *session) insertCacheKey() string {
+	return s.set.vals["search_path"] + "\x00" + s.set.vals["datestyle"] + "\x00" + s.set.vals["timezone"] + "\x00" + s.set.vals["intervalstyle"]
+}
+
+// cachedInsert returns st's cached translation if it is still valid.
+func (s *session) cachedInsert(ctx context.Context, st *bsql.Statement) *bsql.Insert {
+	c, ok := st.PlanCache.(*insertCache)
+	if !ok || c.key != s.insertCacheKey() {
+		return nil
+	}
+	id, err := s.resolve(ctx, c.ins.Table.Schema, c.ins.Table.Name)
+	if err != nil {
+		return nil
+	}
+	if t, err := s.eng.Table(ctx, id); err != nil || t != c.t {
+		return nil
+	}
+	return c.ins
+}
+
+func (s *session) cacheInsert(st *bsql.Statement, ins *bsql.Insert, t *planner.Table) {
+	if ins.Direct == nil || ins.Returning != nil {
+		st.PlanCache = nil
+		return
+	}
+	st.PlanCache = &insertCache{ins: ins, t: t, key: s.insertCacheKey()}
 }
 
 // returningView (re)creates the session's __bsdb_returning view over the
@@ -103,6 +147,9 @@ func (p *insertPlan) execute(ctx context.Context, maxRows int, w pgwire.ResultWr
 	if p.ret == nil {
 		return false, w.Complete(fmt.Sprintf("INSERT 0 %d", n))
 	}
+	if err := p.t.MirrorWritten(ctx, ids, recs); err != nil {
+		return false, err
+	}
 	if err := s.returningView(ctx, p.t, ids); err != nil {
 		return false, err
 	}
@@ -113,6 +160,9 @@ func (p *insertPlan) execute(ctx context.Context, maxRows int, w pgwire.ResultWr
 // buildBatches runs the source query and converts its rows into batches of
 // the table's schema.
 func (p *insertPlan) buildBatches(ctx context.Context) ([]arrow.RecordBatch, int64, error) {
+	if p.ins.Direct != nil {
+		return p.directBatches()
+	}
 	rows, err := p.s.conn.QueryContext(ctx, p.ins.Source.SQL, p.args...)
 	if err != nil {
 		return nil, 0, err
@@ -157,4 +207,34 @@ func (p *insertPlan) buildBatches(ctx context.Context) ([]arrow.RecordBatch, int
 	return bb.finish(), n, nil
 }
 
-var _ = strings.TrimSpace
+// directBatches builds the rows of a VALUES source of constants and
+// parameters without DuckDB (sql.Insert.Direct): the values are already
+// what the column types' input functions made of them; appendValue applies
+// the typmods (varchar(n), char(n), numeric(p,s)) and range checks as the
+// cast in Source would.
+func (p *insertPlan) directBatches() ([]arrow.RecordBatch, int64, error) {
+	cols := p.t.Schema.Columns
+	bb := newBatchBuilder(p.t.Schema, p.t.T.ArrowSchema(), 0)
+	row := make([]any, len(cols))
+	for _, dr := range p.ins.Direct {
+		for i, dv := range dr {
+			v := dv.Value
+			if dv.Param > 0 {
+				v = nil
+				if dv.Param <= len(p.canon) {
+					v = p.canon[dv.Param-1]
+				}
+			}
+			if v == nil && p.info.Columns[i].NotNull {
+				bb.abort()
+				return nil, 0, pgerr.New(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", cols[i].Name, p.info.Name)
+			}
+			row[i] = v
+		}
+		if err := bb.appendRow(row); err != nil {
+			bb.abort()
+			return nil, 0, err
+		}
+	}
+	return bb.finish(), int64(len(p.ins.Direct)), nil
+}

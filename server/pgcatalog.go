@@ -64,8 +64,22 @@ func (s *session) ensureCatalog(ctx context.Context) error {
 	return nil
 }
 
-// PrepareSystem implements sql.SystemPreparer.
-func (b *binder) PrepareSystem() error { return b.s.ensureCatalog(b.ctx) }
+// PrepareSystem implements sql.SystemPreparer: the macros read the dynamic
+// relations ('t'::regclass looks t up in pg_class along the search path),
+// so they are refreshed as for a query reading them.
+func (b *binder) PrepareSystem() error {
+	if err := b.s.ensureCatalog(b.ctx); err != nil {
+		return err
+	}
+	if b.sysFresh {
+		return nil
+	}
+	if err := b.s.refreshCatalog(b.ctx); err != nil {
+		return err
+	}
+	b.sysFresh = true
+	return nil
+}
 
 // lookupSystem resolves schema.name as a system relation. handled is false
 // when schema is not a system schema and name is not a catalog relation.

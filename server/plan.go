@@ -86,12 +86,23 @@ func (p *rowsPlan) execute(ctx context.Context, maxRows int, w pgwire.ResultWrit
 func (p *rowsPlan) Close() {}
 
 // plan builds the executable form of a statement.
+// params are canonical pgtypes values (nil: NULL); DuckDB gets them as
+// toDuckArg converts them.
 func (s *session) plan(ctx context.Context, st *bsql.Statement, params []any, formats []int16) (plan, error) {
+	return s.planTyped(ctx, st, params, nil, formats)
+}
+
+// planTyped is plan for a prepared statement whose parameter types are
+// known (paramOIDs, as its ParameterDescription gave them): a query then
+// reads its parameters as those types, not as what DuckDB would infer.
+func (s *session) planTyped(ctx context.Context, st *bsql.Statement, params []any, paramOIDs []uint32, formats []int16) (plan, error) {
+	canon := params
+	params = toDuckArgs(params)
 	switch st.Kind {
 	case bsql.KindSelect:
-		return s.planSelect(ctx, st, params, formats)
+		return s.planSelectTyped(ctx, st, params, canon, paramOIDs, formats)
 	case bsql.KindInsert:
-		return s.planInsert(ctx, st, params, formats)
+		return s.planInsert(ctx, st, params, canon, formats)
 	case bsql.KindCopy:
 		return s.planCopy(ctx, st)
 	case bsql.KindCreateTable:
@@ -125,11 +136,21 @@ func (s *session) plan(ctx context.Context, st *bsql.Statement, params []any, fo
 			}
 			if s.tx.failed {
 				s.rollback()
+				s.settleCursors(ctx)
 				return w.Complete("ROLLBACK")
 			}
-			if err := s.commit(ctx); err != nil {
+			if err := s.endCursors(ctx, true); err != nil {
+				// PostgreSQL: a failed COMMIT ends the transaction.
+				_ = s.endCursors(ctx, false)
+				s.rollback()
+				s.settleCursors(ctx)
 				return err
 			}
+			if err := s.commit(ctx); err != nil {
+				s.settleCursors(ctx)
+				return err
+			}
+			s.settleCursors(ctx)
 			return w.Complete("COMMIT")
 		}}, nil
 	case bsql.KindRollback:
@@ -139,7 +160,9 @@ func (s *session) plan(ctx context.Context, st *bsql.Statement, params []any, fo
 					return err
 				}
 			}
+			_ = s.endCursors(ctx, false)
 			s.rollback()
+			s.settleCursors(ctx)
 			return w.Complete("ROLLBACK")
 		}}, nil
 	case bsql.KindSet:
@@ -151,9 +174,27 @@ func (s *session) plan(ctx context.Context, st *bsql.Statement, params []any, fo
 	case bsql.KindExplain:
 		return s.planExplain(ctx, st, params)
 	case bsql.KindDiscard:
-		return tagOnly(st.Tag, func(ctx context.Context) error { return nil }), nil
-	case bsql.KindUpdate, bsql.KindDelete, bsql.KindSavepoint, bsql.KindPrepare, bsql.KindExecute, bsql.KindDeallocate:
+		return tagOnly(st.Tag, func(ctx context.Context) error {
+			if st.Tag == "DISCARD ALL" {
+				if s.inBlock() {
+					return pgerr.New(pgerr.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
+				}
+				s.closeCursors()
+				s.deallocateAll()
+			}
+			return nil
+		}), nil
+	case bsql.KindPrepare:
+		return s.planPrepare(st)
+	case bsql.KindExecute:
+		return s.planExecute(ctx, st, params, formats)
+	case bsql.KindDeallocate:
+		return s.planDeallocate(st)
+	case bsql.KindUpdate, bsql.KindDelete, bsql.KindSavepoint:
 		return nil, errUnsupported(st.Tag)
+	}
+	if p, ok, err := s.planCursor(ctx, st, params, formats); ok {
+		return p, err
 	}
 	return nil, st.Unsupported()
 }

@@ -45,7 +45,7 @@ func (b *binder) LookupTable(schemaName, name string) (*bsql.TableInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	bd, err := t.Bind(b.ctx, b.s.tx.pendingIDs(t))
+	bd, err := t.Bind(b.ctx, b.s.tx.pendingBatches(t))
 	if err != nil {
 		return nil, err
 	}
@@ -54,6 +54,23 @@ func (b *binder) LookupTable(schemaName, name string) (*bsql.TableInfo, error) {
 	info := tableInfo(t)
 	info.FromSQL = bd.FromSQL
 	return info, nil
+}
+
+// DescribeTable resolves a table for its columns only (an INSERT's target:
+// no snapshot needed).
+func (b *binder) DescribeTable(schemaName, name string) (*bsql.TableInfo, error) {
+	if info, handled, err := b.lookupSystem(schemaName, name); handled {
+		return info, err
+	}
+	id, err := b.s.resolve(b.ctx, schemaName, name)
+	if err != nil {
+		return nil, err
+	}
+	t, err := b.s.eng.Table(b.ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return tableInfo(t), nil
 }
 
 func (b *binder) release() {
@@ -182,11 +199,25 @@ type selectPlan struct {
 }
 
 func (s *session) planSelect(ctx context.Context, st *bsql.Statement, params []any, formats []int16) (plan, error) {
+	return s.planSelectTyped(ctx, st, params, nil, nil, formats)
+}
+
+// planSelectTyped is planSelect with declared parameter types, and, when
+// canon is not nil, the canonical values of params: the translation then
+// spells them into the SQL where it can (bsql.TranslateQueryArgs).
+func (s *session) planSelectTyped(ctx context.Context, st *bsql.Statement, params, canon []any, paramOIDs []uint32, formats []int16) (plan, error) {
 	b := &binder{s: s, ctx: ctx}
-	q, err := bsql.TranslateQuery(st.Tree, b, nil)
+	var values []any
+	if len(canon) > 0 {
+		values = canon
+	}
+	q, err := bsql.TranslateQueryArgs(st.Tree, b, paramOIDs, values)
 	if err != nil {
 		b.release()
 		return nil, err
+	}
+	if q.Inlined {
+		params = nil
 	}
 	p := &selectPlan{s: s, q: q, args: params, b: b, tag: "SELECT"}
 	if err := p.describe(ctx, formats); err != nil {
@@ -197,6 +228,12 @@ func (s *session) planSelect(ctx context.Context, st *bsql.Statement, params []a
 }
 
 func (p *selectPlan) describe(ctx context.Context, formats []int16) error {
+	if cols, ok := knownColumns(p.q.Columns, formats); ok {
+		// The translator typed every column: no need to have DuckDB
+		// prepare the query once more just to describe it.
+		p.cols = cols
+		return nil
+	}
 	names, types, err := p.s.describe(ctx, p.q.SQL)
 	if err != nil {
 		return err
@@ -215,6 +252,22 @@ func (p *selectPlan) describe(ctx context.Context, formats []int16) error {
 		p.cols[i] = c
 	}
 	return nil
+}
+
+// knownColumns returns the result columns when the translator inferred the
+// PostgreSQL type of every one.
+func knownColumns(qc []bsql.ResultColumn, formats []int16) ([]resultCol, bool) {
+	if qc == nil {
+		return nil, false
+	}
+	cols := make([]resultCol, len(qc))
+	for i, c := range qc {
+		if c.TypeOID == 0 {
+			return nil, false
+		}
+		cols[i] = resultCol{name: c.Name, oid: c.TypeOID, typmod: c.TypeMod, format: formatOf(formats, i)}
+	}
+	return cols, true
 }
 
 func formatOf(formats []int16, i int) int16 {
@@ -252,14 +305,43 @@ func (p *selectPlan) run(ctx context.Context, maxRows int, sink rowSink) (bool, 
 	if p.done {
 		return false, nil
 	}
-	if p.rows == nil {
-		// The query outlives this Execute when the portal suspends (JDBC
-		// fetchSize): it runs under the portal's own context, cancelled
-		// when the portal closes or when an Execute's context ends.
-		p.qctx, p.qcancel = context.WithCancel(context.Background())
-	}
-	stop := context.AfterFunc(ctx, p.qcancel)
+	stop := p.watch(ctx)
 	defer stop()
+	n := 0
+	for {
+		if maxRows > 0 && n >= maxRows {
+			return true, nil
+		}
+		ok, err := p.next(ctx)
+		if err != nil || !ok {
+			return false, err
+		}
+		if err := p.emit(sink); err != nil {
+			return false, err
+		}
+		n++
+		p.count++
+	}
+}
+
+// watch ties the query to ctx for the duration of one call. The query
+// outlives the call when the portal suspends (JDBC fetchSize) or is a
+// cursor: it runs under the plan's own context (carrying ctx's values, for
+// the session functions), cancelled when the plan closes or when a call's
+// context ends.
+func (p *selectPlan) watch(ctx context.Context) (stop func() bool) {
+	if p.qcancel == nil {
+		p.qctx, p.qcancel = context.WithCancel(context.WithoutCancel(ctx))
+	}
+	return context.AfterFunc(ctx, p.qcancel)
+}
+
+// next reads the next row into p.vals, starting the query on first use;
+// false at the end, when the plan is finished. REQUIRES: watch(ctx) active.
+func (p *selectPlan) next(ctx context.Context) (bool, error) {
+	if p.done {
+		return false, nil
+	}
 	if p.rows == nil {
 		rows, err := p.s.conn.QueryContext(p.qctx, p.q.SQL, p.args...)
 		if err != nil {
@@ -276,40 +358,39 @@ func (p *selectPlan) run(ctx context.Context, maxRows int, sink rowSink) (bool, 
 		}
 		p.buf = make([][]byte, len(p.cols))
 	}
-	n := 0
-	for {
-		if maxRows > 0 && n >= maxRows {
-			return true, nil
-		}
-		if err := ctx.Err(); err != nil {
-			return false, err
-		}
-		if !p.rows.Next() {
-			if ctx.Err() != nil {
-				return false, ctx.Err()
-			}
-			break
-		}
-		if err := p.rows.Scan(p.ptrs...); err != nil {
-			return false, err
-		}
-		if err := p.encodeRow(); err != nil {
-			return false, err
-		}
-		if err := sink.Row(p.buf); err != nil {
-			return false, err
-		}
-		n++
-		p.count++
-	}
-	if err := p.rows.Err(); err != nil {
+	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	p.finish()
-	return false, nil
+	if !p.rows.Next() {
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		if err := p.rows.Err(); err != nil {
+			return false, err
+		}
+		p.finish()
+		return false, nil
+	}
+	if err := p.rows.Scan(p.ptrs...); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// emit encodes the row in p.vals into sink.
+func (p *selectPlan) emit(sink rowSink) error {
+	if err := p.encodeRow(); err != nil {
+		return err
+	}
+	return sink.Row(p.buf)
 }
 
 func (p *selectPlan) encodeRow() error {
+	if p.scratch == nil {
+		// Never nil: an empty value is a zero-length slice of it, and a
+		// nil slice would go out as NULL.
+		p.scratch = make([]byte, 0, 64)
+	}
 	p.scratch = p.scratch[:0]
 	offs := make([]int, 0, len(p.cols)+1)
 	nulls := make([]bool, len(p.cols))

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bsdb/bsdb-pg/pgerr"
@@ -29,6 +30,8 @@ type Backend struct {
 	CopyDirectBytes int64
 	start           time.Time
 	mu              sync.Mutex
+	// nextTxid counts the transaction ids txid_current hands out.
+	nextTxid atomic.Int64
 }
 
 var (
@@ -110,10 +113,49 @@ type session struct {
 	notices []*pgerr.Error
 	// pgcat: system catalog state of the connection (pgcatalog.go).
 	pgcat sessionCatalog
+	// cursors: the SQL cursors (DECLARE) by name (cursor.go).
+	cursors map[string]*cursor
+	// named: the named prepared statements, of SQL PREPARE and of the
+	// extended protocol's Parse alike (prepare.go).
+	named map[string]*prepared
+	// multi: a multi-statement Query message is running; its implicit
+	// transaction is a block for DECLARE CURSOR, as in PostgreSQL.
+	multi bool
+	// fx: state of the session functions (sessionfuncs.go).
+	fx sessionFuncState
 }
 
+// sharedMacros runs bsql.SharedMacros once per DuckDB database.
+var sharedMacros sync.Map // *sql.DB -> *sharedSetup
+
 func (s *session) initConn(ctx context.Context) error {
-	for _, q := range bsql.Setup() {
+	if err := registerSessionFuncs(ctx, s.eng.DB(), s.conn); err != nil {
+		return fmt.Errorf("duckdb session functions: %w", err)
+	}
+	v, _ := sharedMacros.LoadOrStore(s.eng.DB(), &sharedSetup{})
+	sh := v.(*sharedSetup)
+	sh.once.Do(func() {
+		// On a connection with the session settings: DuckDB parses a
+		// macro's body with the settings in effect (integer_division
+		// decides what "/" means there).
+		ctx := context.WithoutCancel(ctx)
+		conn, err := s.eng.DB().Conn(ctx)
+		if err != nil {
+			sh.err = err
+			return
+		}
+		defer conn.Close()
+		for _, q := range append(bsql.SessionSettings(), bsql.SharedMacros()...) {
+			if _, err := conn.ExecContext(ctx, q); err != nil {
+				sh.err = fmt.Errorf("duckdb setup %.80q: %w", q, err)
+				return
+			}
+		}
+	})
+	if sh.err != nil {
+		return sh.err
+	}
+	for _, q := range bsql.SessionSettings() {
 		if _, err := s.conn.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("duckdb session setup %q: %w", q, err)
 		}
@@ -154,6 +196,7 @@ func (s *session) TxStatus() byte {
 }
 
 func (s *session) Close() {
+	s.closeCursors()
 	if s.tx != nil {
 		s.rollback()
 	}
@@ -164,6 +207,7 @@ func (s *session) Close() {
 // error stops the rest.
 func (s *session) SimpleQuery(ctx context.Context, query string, w pgwire.ResultWriter) (err error) {
 	defer recoverPanic(&err, s.b.Log)
+	ctx = withSession(ctx, s)
 	stmts, err := bsql.Parse(query)
 	if err != nil {
 		s.fail()
@@ -173,7 +217,10 @@ func (s *session) SimpleQuery(ctx context.Context, query string, w pgwire.Result
 		// PostgreSQL runs a multi-statement query in one implicit
 		// transaction (unless it holds BEGIN/COMMIT of its own).
 		s.beginImplicit()
+		s.multi = true
+		defer func() { s.multi = false }()
 	}
+	defer s.settleCursors(ctx)
 	for _, st := range stmts {
 		if err := s.runStatement(ctx, st, nil, nil, w, true); err != nil {
 			if s.tx != nil && s.tx.implicit {
@@ -196,6 +243,9 @@ func (s *session) runStatement(ctx context.Context, st *bsql.Statement, params [
 	if err := s.checkFailed(st); err != nil {
 		return err
 	}
+	s.settleCursors(ctx)
+	s.fx.stmt++
+	s.takeFuncError()
 	ctx, cancel := s.withTimeout(ctx)
 	defer cancel()
 	p, err := s.plan(ctx, st, params, resultFormats)
@@ -226,6 +276,10 @@ func (s *session) withTimeout(ctx context.Context) (context.Context, context.Can
 
 // decorate maps context errors and DuckDB errors to PostgreSQL's.
 func (s *session) decorate(ctx context.Context, err error, st *bsql.Statement) error {
+	if fe := s.takeFuncError(); fe != nil {
+		// A session function failed: its error, not DuckDB's text of it.
+		err = fe
+	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		if s.set.timeout > 0 {
 			return pgerr.New(pgerr.QueryCanceled, "canceling statement due to statement timeout")
@@ -272,6 +326,9 @@ func (s *session) resolve(ctx context.Context, schemaName, name string) (catalog
 	}
 	for _, sc := range s.set.searchPath() {
 		id := catalog.TableID{Database: s.db, Schema: sc, Name: name}
+		if s.eng.IsOpen(id) {
+			return id, nil // open tables are in the catalog: no read
+		}
 		if _, err := s.eng.Catalog().Table(ctx, id); err == nil {
 			return id, nil
 		}

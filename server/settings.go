@@ -44,7 +44,7 @@ func init() {
 		{name: "session_authorization", def: "", reported: true, readOnly: true, desc: "Sets the session user name."},
 		{name: "server_version", def: ServerVersion, reported: true, readOnly: true, desc: "Shows the server version."},
 		{name: "server_version_num", def: "160004", readOnly: true, desc: "Shows the server version as an integer."},
-		{name: "extra_float_digits", def: "1", desc: "Sets the number of digits displayed for floating-point values.", check: intRange(-15, 3)},
+		{name: "extra_float_digits", def: "1", desc: "Sets the number of digits displayed for floating-point values.", check: intRange("extra_float_digits", -15, 3)},
 		{name: "search_path", def: `"$user", public`, desc: "Sets the schema search order for names that are not schema-qualified."},
 		{name: "statement_timeout", def: "0", desc: "Sets the maximum allowed duration of any statement.", check: checkDuration},
 		{name: "lock_timeout", def: "0", desc: "Sets the maximum allowed duration of any wait for a lock.", check: checkDuration},
@@ -100,14 +100,14 @@ func oneOf(vals ...string) func(string) (string, error) {
 	}
 }
 
-func intRange(lo, hi int) func(string) (string, error) {
+func intRange(name string, lo, hi int) func(string) (string, error) {
 	return func(v string) (string, error) {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil {
-			return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter: \"%s\"", v)
+			return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", name, v)
 		}
 		if n < lo || n > hi {
-			return "", pgerr.New(pgerr.InvalidParameterValue, "%d is outside the valid range for parameter (%d .. %d)", n, lo, hi)
+			return "", pgerr.New(pgerr.InvalidParameterValue, "%d is outside the valid range for parameter \"%s\" (%d .. %d)", n, name, lo, hi)
 		}
 		return strconv.Itoa(n), nil
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/bsdb/bsdb-pg/planner"
+	"github.com/bsdb/bsdb-pg/txn"
 )
 
 // txState is a transaction: an explicit block (BEGIN ... COMMIT) or the
@@ -42,18 +43,18 @@ func (tx *txState) forTable(t *planner.Table) *tableWrites {
 	return w
 }
 
-// pendingIDs returns the staged batch ids of t (read your own writes).
-func (tx *txState) pendingIDs(t *planner.Table) []uint64 {
+// pendingBatches returns the staged batches of t (read your own writes).
+func (tx *txState) pendingBatches(t *planner.Table) []txn.Batch {
 	if tx == nil {
 		return nil
 	}
 	for _, w := range tx.writes {
 		if w.t == t {
-			ids := make([]uint64, len(w.recs))
+			out := make([]txn.Batch, len(w.recs))
 			for i, r := range w.recs {
-				ids[i] = r.id
+				out[i] = txn.Batch{ID: r.id, Rec: r.rec}
 			}
-			return ids
+			return out
 		}
 	}
 	return nil

@@ -106,7 +106,16 @@ func fromDuck(oid uint32, v any) (any, error) {
 		return string(x), nil
 	case string, bool:
 		return x, nil
-	case map[string]any, []any:
+	case []any:
+		if oid == pgtypes.OIDInt2Vector || oid == pgtypes.OIDOIDVector {
+			return vectorText(x), nil // catalog columns (indkey, proargtypes) are lists
+		}
+		b, err := json.Marshal(x)
+		if err != nil {
+			return nil, err
+		}
+		return string(b), nil
+	case map[string]any:
 		b, err := json.Marshal(x)
 		if err != nil {
 			return nil, err
@@ -114,6 +123,18 @@ func fromDuck(oid uint32, v any) (any, error) {
 		return string(b), nil
 	}
 	return fmt.Sprint(v), nil
+}
+
+// vectorText is an int2vector / oidvector's text: "1 2".
+func vectorText(l []any) string {
+	b := make([]byte, 0, 8*len(l))
+	for i, e := range l {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = fmt.Append(b, e)
+	}
+	return string(b)
 }
 
 func toInt64(v any) (int64, bool) {

@@ -8,6 +8,21 @@ type Catalog interface {
 	LookupTable(schema, name string) (*TableInfo, error)
 }
 
+// TableDescriber is optionally implemented by a Catalog: DescribeTable
+// resolves a table like LookupTable but only for its columns (FromSQL
+// empty), without binding a snapshot. INSERT's target uses it.
+type TableDescriber interface {
+	DescribeTable(schema, name string) (*TableInfo, error)
+}
+
+// describeTable uses cat's DescribeTable when it has one.
+func describeTable(cat Catalog, schema, name string) (*TableInfo, error) {
+	if d, ok := cat.(TableDescriber); ok {
+		return d.DescribeTable(schema, name)
+	}
+	return cat.LookupTable(schema, name)
+}
+
 // TableInfo describes a table for translation.
 type TableInfo struct {
 	Schema, Name string
@@ -50,6 +65,9 @@ type Query struct {
 	// (PGTypeOfDuckDB). Nil when even the names are unknown (e.g. SELECT *
 	// over a relation the translator cannot see into).
 	Columns []ResultColumn
+	// Inlined: the parameter values given to TranslateQueryArgs are spelled
+	// into SQL as literals; run it without arguments.
+	Inlined bool
 }
 
 // ResultColumn is a result column.

@@ -95,6 +95,18 @@ var errRules = []errRule{
 	{re: regexp.MustCompile(`^Invalid Input Error: division by zero`), fn: func(m []string, _ string) *pgerr.Error {
 		return pgerr.New(pgerr.DivisionByZero, "division by zero")
 	}},
+	// error() of the pgcatalog macros: 'x'::regclass and the other reg* casts.
+	{re: regexp.MustCompile(`^Invalid Input Error: ((relation|type|schema|role) ".*" does not exist)$`), fn: func(m []string, _ string) *pgerr.Error {
+		code := map[string]string{"relation": pgerr.UndefinedTable, "type": pgerr.UndefinedObject,
+			"schema": pgerr.InvalidSchemaName, "role": pgerr.UndefinedObject}[m[2]]
+		return pgerr.New(code, "%s", m[1])
+	}},
+	{re: regexp.MustCompile(`^Invalid Input Error: (function ".*" does not exist)$`), fn: func(m []string, _ string) *pgerr.Error {
+		return pgerr.New(pgerr.UndefinedFunction, "%s", m[1])
+	}},
+	{re: regexp.MustCompile(`^Invalid Input Error: (more than one function named ".*")$`), fn: func(m []string, _ string) *pgerr.Error {
+		return pgerr.New(pgerr.AmbiguousFunction, "%s", m[1])
+	}},
 	{re: regexp.MustCompile(`Overflow in (?:addition|subtraction|multiplication|negation|division)[^(]* of (\w+)`), fn: func(m []string, _ string) *pgerr.Error {
 		return pgerr.New(pgerr.NumericValueOutOfRange, "%s", overflowMessage(m[1]))
 	}},

@@ -235,6 +235,15 @@ func (tr *translator) typeCast(n *pg_query.Node, tc *pg_query.TypeCast, sc *scop
 		}
 		rewriteCall(n, fn, tc.Arg)
 		return t, nil
+	} else if (oid == OIDText || oid == OIDVarchar) && (at.oid == OIDFloat8 || at.oid == OIDFloat4) {
+		// DuckDB prints 2.0, nan, inf; PostgreSQL's float8out prints
+		// 2, NaN, Infinity (Go functions registered by the planner).
+		fn := "__bsdb_float8_text"
+		if at.oid == OIDFloat4 {
+			fn = "__bsdb_float4_text"
+		}
+		rewriteCall(n, fn, tc.Arg)
+		return t, nil
 	}
 	if tn, err := duckTypeName(oid, mod); err == nil {
 		tn.Location = tc.TypeName.Location

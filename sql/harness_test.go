@@ -22,7 +22,10 @@ import (
 	"github.com/bsdb/bsdb-pg/pgtypes"
 )
 
-func TestMain(m *testing.M) { pgref.Main(m) }
+func TestMain(m *testing.M) {
+	alwaysSource = true // test Source (the DuckDB path) for every INSERT
+	pgref.Main(m)
+}
 
 // testCatalog is a Catalog over native DuckDB tables named duck_<name>.
 type testCatalog map[string]*TableInfo

@@ -2,12 +2,14 @@ package sql
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/bsdb/bsdb-pg/pgerr"
+	"github.com/bsdb/bsdb-pg/pgtypes"
 )
 
 // Insert is a translated INSERT.
@@ -19,13 +21,33 @@ type Insert struct {
 	// Source is a DuckDB SELECT producing one row per inserted row with ALL
 	// table columns in table order, each cast to the column's DuckDB type,
 	// defaults filled in (column DEFAULT or NULL), varchar(n) length and NOT
-	// NULL checked (errors 22001 / 23502 via MapError).
+	// NULL checked (errors 22001 / 23502 via MapError). Its SQL is empty
+	// when Direct is set (ParamOIDs and Columns are always set).
 	Source *Query
 	// Returning is nil or a DuckDB SELECT over a relation named
 	// __bsdb_returning that has the table's columns.
 	Returning *Query
 	// OnConflict is set when ON CONFLICT is present (the planner rejects it).
 	OnConflict bool
+	// Direct, when not nil, holds the rows of a VALUES source whose items
+	// are all constants, NULLs, DEFAULTs without a default expression, or
+	// parameters of exactly the column's type: Direct[r][c] for every table
+	// column c in table order. The planner may build the rows from it
+	// without running Source (the values are what Source would produce).
+	Direct [][]DirectValue
+}
+
+// alwaysSource makes TranslateInsert build Source even when Direct is set:
+// the package's tests run Source on DuckDB against PostgreSQL for every
+// INSERT (the direct path is checked end to end by regress).
+var alwaysSource = false
+
+// DirectValue is one value of Insert.Direct: a parameter (Param > 0, 1-based)
+// or a constant (Value: the canonical pgtypes value of the column's type as
+// its input function made it, nil for NULL).
+type DirectValue struct {
+	Param int
+	Value any
 }
 
 // ReturningRelation is the relation name Insert.Returning reads.
@@ -42,7 +64,7 @@ func TranslateInsert(stmt *pg_query.Node, cat Catalog, declaredParams []uint32) 
 	if cat == nil {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", qualName(rv.Schemaname, rv.Relname))
 	}
-	ti, err := cat.LookupTable(rv.Schemaname, rv.Relname)
+	ti, err := describeTable(cat, rv.Schemaname, rv.Relname)
 	if err != nil {
 		if e, ok := pgerr.As(err); ok && e.Position == 0 {
 			return nil, e.WithPosition(int(rv.Location) + 1)
@@ -82,10 +104,6 @@ func TranslateInsert(stmt *pg_query.Node, cat Catalog, declaredParams []uint32) 
 		if err != nil {
 			return nil, err
 		}
-		srcSQL, err = tr.deparseFinal(ins.SelectStmt)
-		if err != nil {
-			return nil, err
-		}
 	}
 	if ins.SelectStmt != nil && len(ins.Cols) == 0 {
 		if width > len(ti.Columns) {
@@ -104,9 +122,18 @@ func TranslateInsert(stmt *pg_query.Node, cat Catalog, declaredParams []uint32) 
 		}
 		return nil, e
 	}
-	src, err := buildInsertSource(ti, out.Columns, srcSQL)
-	if err != nil {
-		return nil, err
+	out.Direct = tr.directRows(ti, out.Columns)
+	var src string
+	if out.Direct == nil || alwaysSource {
+		// Only a source the planner cannot evaluate itself runs in DuckDB.
+		if ins.SelectStmt != nil {
+			if srcSQL, err = tr.deparseFinal(ins.SelectStmt); err != nil {
+				return nil, err
+			}
+		}
+		if src, err = buildInsertSource(ti, out.Columns, srcSQL); err != nil {
+			return nil, err
+		}
 	}
 	out.Source = &Query{SQL: src, ParamOIDs: tr.paramOIDs()}
 	for _, c := range ti.Columns {
@@ -156,6 +183,7 @@ func (tr *translator) insertSource(sel *pg_query.SelectStmt, ti *TableInfo, out 
 			return 0, err
 		}
 	}
+	tr.direct = &directState{ok: sel.WithClause == nil && len(sel.ValuesLists) > 0}
 	width := -1
 	for _, row := range sel.ValuesLists {
 		items := row.GetList().GetItems()
@@ -168,6 +196,7 @@ func (tr *translator) insertSource(sel *pg_query.SelectStmt, ti *TableInfo, out 
 			if !ok {
 				return 0, withLocation(pgerr.New(pgerr.SyntaxError, "INSERT has more expressions than target columns"), exprLocation(it))
 			}
+			tr.noteDirect(it, col, i)
 			if it.GetSetToDefault() != nil {
 				d, err := defaultExpr(col)
 				if err != nil {
@@ -325,3 +354,141 @@ func translateReturning(list []*pg_query.Node, ti *TableInfo, alias string, cat 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// directState collects Insert.Direct while a VALUES source is translated
+// (before its items are rewritten for DuckDB).
+type directState struct {
+	ok   bool
+	rows [][]DirectValue // source order
+	// params to check once every parameter's type is known: $n -> the
+	// type OIDs of the columns it is assigned to.
+	params map[int][]uint32
+}
+
+// noteDirect records VALUES item it (source position i) assigned to col,
+// or marks the source as not direct.
+func (tr *translator) noteDirect(it *pg_query.Node, col ColumnInfo, i int) {
+	d := tr.direct
+	if d == nil || !d.ok {
+		return
+	}
+	if i == 0 {
+		d.rows = append(d.rows, nil)
+	}
+	v, ok := tr.directItem(it, col)
+	if !ok {
+		d.ok = false
+		return
+	}
+	if v.Param > 0 {
+		if d.params == nil {
+			d.params = map[int][]uint32{}
+		}
+		d.params[v.Param] = append(d.params[v.Param], col.TypeOID)
+	}
+	r := len(d.rows) - 1
+	d.rows[r] = append(d.rows[r], v)
+}
+
+// directItem evaluates a VALUES item the way PostgreSQL assigns it to col,
+// when that needs no expression evaluation: an unknown-typed string literal
+// through the column type's input function (with its typmod), numeric
+// literals into numeric/float/integer columns where the assignment is the
+// input function of their text, booleans into boolean, NULL, DEFAULT
+// without a default expression, and $n. Anything else (including input
+// errors, which the regular path reports with their position) is not
+// direct.
+func (tr *translator) directItem(it *pg_query.Node, col ColumnInfo) (DirectValue, bool) {
+	if it.GetSetToDefault() != nil {
+		return DirectValue{}, col.Default == ""
+	}
+	if p := it.GetParamRef(); p != nil {
+		return DirectValue{Param: int(p.Number)}, p.Number >= 1
+	}
+	c := it.GetAConst()
+	if c == nil {
+		return DirectValue{}, false
+	}
+	if c.Isnull {
+		return DirectValue{}, true
+	}
+	var text string
+	switch v := c.Val.(type) {
+	case *pg_query.A_Const_Sval:
+		text = v.Sval.Sval
+	case *pg_query.A_Const_Ival:
+		switch col.TypeOID {
+		case OIDInt4, OIDInt8, OIDNumeric, OIDFloat4, OIDFloat8:
+		default:
+			return DirectValue{}, false
+		}
+		text = strconv.FormatInt(int64(v.Ival.Ival), 10)
+	case *pg_query.A_Const_Fval:
+		text = v.Fval.Fval
+		switch col.TypeOID {
+		case OIDNumeric, OIDFloat4, OIDFloat8:
+		case OIDInt8:
+			// An integer too large for int4: PostgreSQL types it int8
+			// (or numeric beyond int8, which then fails the same way).
+			if strings.ContainsAny(text, ".eE") {
+				return DirectValue{}, false
+			}
+		default:
+			return DirectValue{}, false
+		}
+	case *pg_query.A_Const_Boolval:
+		if col.TypeOID != OIDBool {
+			return DirectValue{}, false
+		}
+		return DirectValue{Value: v.Boolval.Boolval}, true
+	default:
+		return DirectValue{}, false
+	}
+	val, err := pgtypes.ParseText(col.TypeOID, col.TypeMod, []byte(text), tr.typeSettings())
+	if err != nil {
+		return DirectValue{}, false
+	}
+	return DirectValue{Value: val}, true
+}
+
+// directRows returns Insert.Direct in table column order, or nil.
+func (tr *translator) directRows(ti *TableInfo, targets []int) [][]DirectValue {
+	d := tr.direct
+	if d == nil || !d.ok || len(d.rows) == 0 {
+		return nil
+	}
+	for n, oids := range d.params {
+		pt := tr.paramType(n)
+		for _, oid := range oids {
+			if pt.oid != oid {
+				return nil
+			}
+		}
+	}
+	pos := make([]int, len(ti.Columns))
+	for i := range pos {
+		pos[i] = -1
+	}
+	for si, tc := range targets {
+		pos[tc] = si
+	}
+	for i, c := range ti.Columns {
+		if pos[i] < 0 && c.Default != "" {
+			return nil
+		}
+	}
+	out := make([][]DirectValue, len(d.rows))
+	for r, src := range d.rows {
+		if len(src) != len(targets) {
+			return nil
+		}
+		row := make([]DirectValue, len(ti.Columns))
+		for i := range row {
+			if pos[i] >= 0 {
+				row[i] = src[pos[i]]
+			}
+		}
+		out[r] = row
+	}
+	return out
+}

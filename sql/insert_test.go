@@ -188,3 +188,52 @@ func TestInsertReturningRuns(t *testing.T) {
 }
 
 func errFrom(_ any, err error) error { return err }
+
+// TestInsertDirect checks which VALUES sources the planner may evaluate
+// without DuckDB (Insert.Direct) and what they hold. Whether the values are
+// PostgreSQL's is regress.TestInsertValuesDifferential's job.
+func TestInsertDirect(t *testing.T) {
+	plain := &TableInfo{Name: "p", FromSQL: "duck_p", Columns: []ColumnInfo{
+		{Name: "id", TypeOID: OIDInt4, TypeMod: -1},
+		{Name: "name", TypeOID: OIDVarchar, TypeMod: 5 + 4},
+		{Name: "x", TypeOID: OIDFloat8, TypeMod: -1},
+	}}
+	cat := testCatalog{"ins": insTable, "p": plain}
+	cases := []struct {
+		sql    string
+		direct bool
+	}{
+		{"INSERT INTO p VALUES (1, 'ab', 2.5), (2, NULL, DEFAULT)", true},
+		{"INSERT INTO p (name, id) VALUES ($1, $2)", true},
+		{"INSERT INTO p VALUES ($1, $2, $3)", true},
+		{"INSERT INTO p (id, x) VALUES (3000000000, 1)", false}, // int8 constant into integer
+		{"INSERT INTO p (id) VALUES (1 + 1)", false},
+		{"INSERT INTO p (id, name) VALUES ($1, $1::text)", false},
+		{"INSERT INTO p (id) VALUES ('abc')", false}, // the regular path reports the error
+		{"INSERT INTO p (id) SELECT 1", false},
+		{"INSERT INTO p (id) VALUES (now())", false},
+		{"INSERT INTO ins (id) VALUES (1)", false}, // columns with defaults left out
+		{"WITH c AS (SELECT 1) INSERT INTO p (id) VALUES (1)", false},
+		{"INSERT INTO p (name) VALUES ('abcdefgh')", false}, // too long: regular path's error
+	}
+	for _, c := range cases {
+		ins, err := TranslateInsert(mustParse1(t, c.sql).Tree, cat, nil)
+		if err != nil {
+			if c.direct {
+				t.Errorf("%s: %v", c.sql, err)
+			}
+			continue
+		}
+		if got := ins.Direct != nil; got != c.direct {
+			t.Errorf("%s: direct = %v, want %v", c.sql, got, c.direct)
+		}
+	}
+	ins, err := TranslateInsert(mustParse1(t, "INSERT INTO p (name, id) VALUES ($2, 7), (NULL, $1)").Tree, cat, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]DirectValue{{{Value: int32(7)}, {Param: 2}, {}}, {{Param: 1}, {}, {}}}
+	if !reflect.DeepEqual(ins.Direct, want) {
+		t.Errorf("Direct = %#v, want %#v", ins.Direct, want)
+	}
+}

@@ -61,6 +61,9 @@ func (tr *translator) foldLiteral(n *pg_query.Node, t typ) (bool, error) {
 	case *pg_query.A_Const_Sval:
 		text = v.Sval.Sval
 	case *pg_query.A_Const_Fval:
+		if t.oid == OIDFloat4 || t.oid == OIDFloat8 {
+			return tr.foldNumericToFloat(n, c, v.Fval.Fval, t)
+		}
 		if t.oid != OIDNumeric {
 			return false, nil
 		}
@@ -76,6 +79,35 @@ func (tr *translator) foldLiteral(n *pg_query.Node, t typ) (bool, error) {
 	val, err := pgtypes.ParseText(t.oid, t.mod, []byte(text), tr.typeSettings())
 	if err != nil {
 		return false, literalError(err, c)
+	}
+	lit, ok, err := duckLiteral(t, val)
+	if err != nil || !ok {
+		return false, err
+	}
+	n.Node = lit.Node
+	return true, nil
+}
+
+// foldNumericToFloat folds a numeric constant (1.5, 1e309) assigned or
+// compared to a float column: PostgreSQL converts the numeric to float with
+// float8in/float4in of its text, and a value out of the float's range is
+// error 22003 naming the numeric's full text (DuckDB would give Infinity).
+func (tr *translator) foldNumericToFloat(n *pg_query.Node, c *pg_query.A_Const, text string, t typ) (bool, error) {
+	val, err := pgtypes.ParseText(t.oid, -1, []byte(text), nil)
+	if err != nil {
+		e, ok := pgerr.As(err)
+		if !ok || e.Code != pgerr.NumericValueOutOfRange {
+			return false, nil
+		}
+		num, nerr := pgtypes.ParseText(OIDNumeric, -1, []byte(text), nil)
+		if nerr != nil {
+			return false, nil
+		}
+		name := "double precision"
+		if t.oid == OIDFloat4 {
+			name = "real"
+		}
+		return false, pgerr.New(pgerr.NumericValueOutOfRange, "\"%s\" is out of range for type %s", num.(pgtypes.Numeric).String(), name)
 	}
 	lit, ok, err := duckLiteral(t, val)
 	if err != nil || !ok {

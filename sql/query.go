@@ -66,6 +66,10 @@ type translator struct {
 	// numDivs are numeric divisions (node -> dividend, divisor) that
 	// exactDivisions may give PostgreSQL's value-dependent scale.
 	numDivs map[*pg_query.Node][2]*pg_query.Node
+	// direct collects an INSERT's VALUES rows for Insert.Direct.
+	direct *directState
+	// values are the parameter values of TranslateQueryArgs, or nil.
+	values []any
 }
 
 func newTranslator(cat Catalog, declared []uint32) *translator {
@@ -79,10 +83,21 @@ func placeholder(i int) string { return fmt.Sprintf("__bsdb_rel_%d__", i) }
 // TranslateQuery translates a SELECT/VALUES/set operation into DuckDB SQL
 // (see doc.go for the rewrites). stmt is not modified.
 func TranslateQuery(stmt *pg_query.Node, cat Catalog, declaredParams []uint32) (*Query, error) {
+	return TranslateQueryArgs(stmt, cat, declaredParams, nil)
+}
+
+// TranslateQueryArgs is TranslateQuery for an execution with known
+// parameter values (canonical pgtypes values, nil for NULL): when every
+// value has an exact DuckDB literal of its parameter's type, the values are
+// spelled into the SQL (Query.Inlined), so that DuckDB plans with them:
+// constant folding, and filters pushed into the Parquet scans (row-group
+// pruning) — a bound parameter would leave the filter above a full scan.
+func TranslateQueryArgs(stmt *pg_query.Node, cat Catalog, declaredParams []uint32, values []any) (*Query, error) {
 	if stmt == nil || stmt.GetSelectStmt() == nil {
 		return nil, fmt.Errorf("BUG: sql: TranslateQuery on %T", stmt.GetNode())
 	}
 	tr := newTranslator(cat, declaredParams)
+	tr.values = values
 	n := proto.Clone(stmt).(*pg_query.Node)
 	if rewriteSystem(n) {
 		if p, ok := cat.(SystemPreparer); ok {
@@ -101,12 +116,15 @@ func TranslateQuery(stmt *pg_query.Node, cat Catalog, declaredParams []uint32) (
 // finish deparses the rewritten tree, substitutes table placeholders and
 // fixes parameter types.
 func (tr *translator) finish(n *pg_query.Node, cols []colInfo) (*Query, error) {
-	tr.castParams()
+	inlined := tr.inlineParams(n)
+	if !inlined {
+		tr.castParams()
+	}
 	text, err := tr.deparse(n)
 	if err != nil {
 		return nil, err
 	}
-	q := &Query{SQL: text, ParamOIDs: tr.paramOIDs()}
+	q := &Query{SQL: text, ParamOIDs: tr.paramOIDs(), Inlined: inlined}
 	if cols != nil {
 		q.Columns = make([]ResultColumn, len(cols))
 		for i, c := range cols {
@@ -343,4 +361,59 @@ func deparseNode(n *pg_query.Node) (string, error) {
 		return "", err
 	}
 	return restore(text), nil
+}
+
+// inlineParams replaces every $n in n by a literal of the parameter's type
+// holding tr.values[n-1], if all of them have one; else it changes nothing.
+func (tr *translator) inlineParams(n *pg_query.Node) bool {
+	if tr.values == nil {
+		return false
+	}
+	oids := tr.paramOIDs()
+	type repl struct {
+		n   *pg_query.Node
+		lit *pg_query.Node
+	}
+	var todo []repl
+	ok := true
+	walkNodes(n, func(x *pg_query.Node) bool {
+		if !ok {
+			return false
+		}
+		p := x.GetParamRef()
+		if p == nil {
+			return true
+		}
+		i := int(p.Number) - 1
+		if i < 0 || i >= len(oids) || i >= len(tr.values) {
+			ok = false
+			return false
+		}
+		t := typ{oids[i], -1}
+		var lit *pg_query.Node
+		if tr.values[i] == nil {
+			lit = &pg_query.Node{Node: &pg_query.Node_AConst{AConst: &pg_query.A_Const{Isnull: true, Location: -1}}}
+			if err := castTo(lit, t); err != nil {
+				ok = false
+				return false
+			}
+		} else {
+			l, good, err := duckLiteral(t, tr.values[i])
+			if err != nil || !good {
+				ok = false
+				return false
+			}
+			lit = l
+		}
+		todo = append(todo, repl{x, lit})
+		return false
+	})
+	if !ok || len(todo) == 0 {
+		return false
+	}
+	for _, r := range todo {
+		r.n.Node = r.lit.Node
+	}
+	tr.paramNodes = nil
+	return true
 }

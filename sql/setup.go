@@ -1,9 +1,13 @@
 package sql
 
-// Setup returns the statements the planner runs on every new DuckDB
-// connection, in order. Each one is explained in doc.go ("Session setup").
-// Macros are TEMP so that they live in the connection's own catalog:
-// creating them never conflicts with another connection's transaction.
+import "strings"
+
+// Setup returns the statements that prepare a DuckDB connection for
+// translated queries, in order. Each one is explained in doc.go ("Session
+// setup"). Macros are TEMP here, so that creating them on a connection
+// never conflicts with another connection's transaction; the server
+// creates them once per database instead (SharedMacros) and runs only
+// SessionSettings per connection.
 func Setup() []string {
 	return append([]string{
 		// PostgreSQL: int / int is integer division truncating toward zero.
@@ -23,4 +27,31 @@ func Setup() []string {
 		"CREATE OR REPLACE TEMP MACRO __bsdb_check_len(v, n, msg) AS CASE WHEN length(v) > n THEN error(msg) ELSE v END",
 		"CREATE OR REPLACE TEMP MACRO __bsdb_check_not_null(v, msg) AS CASE WHEN v IS NULL THEN error(msg) ELSE v END",
 	}, numdivMacros...) // numeric division with PostgreSQL's scale (numdiv.go)
+}
+
+// SessionSettings returns the part of Setup that is per connection (its
+// SET statements).
+func SessionSettings() []string {
+	var out []string
+	for _, q := range Setup() {
+		if strings.HasPrefix(q, "SET ") {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// SharedMacros returns the macros of Setup as global (not TEMP) macros, for
+// a server to create once per DuckDB database: creating them on every new
+// connection was most of the cost of a client's connection.
+func SharedMacros() []string {
+	var out []string
+	for _, q := range Setup() {
+		if strings.HasPrefix(q, "CREATE OR REPLACE TEMP MACRO ") {
+			out = append(out, "CREATE OR REPLACE MACRO "+strings.TrimPrefix(q, "CREATE OR REPLACE TEMP MACRO "))
+		} else if !strings.HasPrefix(q, "SET ") {
+			panic("sql: Setup statement neither SET nor TEMP MACRO: " + q)
+		}
+	}
+	return out
 }

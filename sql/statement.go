@@ -99,6 +99,9 @@ type Statement struct {
 	// Tag is the command tag prefix: "SELECT", "INSERT", "CREATE TABLE", ...
 	// For KindOther it is the statement's name (for the 0A000 message).
 	Tag string
+	// PlanCache is the server's, for what it may reuse across executions
+	// of a prepared statement (it validates entries itself).
+	PlanCache any
 }
 
 // Unsupported returns the 0A000 error the planner should send for a

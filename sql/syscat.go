@@ -47,6 +47,8 @@ func (tr *translator) systemRelation(rv *pg_query.RangeVar) (rel *relInfo, handl
 //
 //   - calls of the functions pgcatalog implements (format_type,
 //     pg_get_userbyid, version, current_database, ...) -> their macros;
+//     calls of SessionFunctions (set_config, current_setting,
+//     current_schema, ...) -> the session's DuckDB functions;
 //     CURRENT_USER / SESSION_USER / USER / CURRENT_ROLE / CURRENT_CATALOG /
 //     CURRENT_SCHEMA likewise (DuckDB would answer with its own values);
 //   - 'name'::regclass (a string or parameter) -> regclass_in('name') (the
@@ -75,7 +77,11 @@ func rewriteSystem(root *pg_query.Node) (usesMacros bool) {
 		case *pg_query.Node_FuncCall:
 			fc := v.FuncCall
 			schema, name := funcName(fc)
-			if systemFunc(schema, name) && fc.Funcformat != pg_query.CoercionForm_COERCE_SQL_SYNTAX {
+			switch {
+			case fc.Funcformat == pg_query.CoercionForm_COERCE_SQL_SYNTAX:
+			case sessionFunc(schema, name):
+				fc.Funcname = []*pg_query.Node{pg_query.MakeStrNode(SessionFuncPrefix + strings.ToLower(name))}
+			case systemFunc(schema, name):
 				fc.Funcname = []*pg_query.Node{pg_query.MakeStrNode(pgcatalog.MacroPrefix + strings.ToLower(name))}
 				usesMacros = true
 			}
@@ -103,6 +109,25 @@ func rewriteSystem(root *pg_query.Node) (usesMacros bool) {
 	return usesMacros
 }
 
+// SessionFuncPrefix prefixes the DuckDB scalar functions that implement the
+// PostgreSQL functions of SessionFunctions. The server registers them
+// (server/sessionfuncs.go) and answers them from the calling session's
+// state: its settings, search path and transaction.
+const SessionFuncPrefix = "__bsdb_s_"
+
+// SessionFunctions are the PostgreSQL functions answered by the session;
+// calls are renamed to SessionFuncPrefix + name. Known gap: current_schema
+// and current_schemas report text / text[] where PostgreSQL reports name /
+// name[].
+var SessionFunctions = map[string]bool{
+	"set_config": true, "current_setting": true, "txid_current": true,
+	"pg_current_xact_id": true, "current_schema": true, "current_schemas": true,
+}
+
+func sessionFunc(schema, name string) bool {
+	return SessionFunctions[strings.ToLower(name)] && (schema == "" || schema == "pg_catalog")
+}
+
 // systemFunc reports whether schema.name is a function pgcatalog implements
 // (information_schema holds the _pg_* helpers).
 func systemFunc(schema, name string) bool {
@@ -125,7 +150,7 @@ func sqlValueMacro(op pg_query.SQLValueFunctionOp) string {
 	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
 		return pgcatalog.MacroPrefix + "current_database"
 	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
-		return pgcatalog.MacroPrefix + "current_schema"
+		return SessionFuncPrefix + "current_schema"
 	}
 	return ""
 }
@@ -135,7 +160,7 @@ func sqlValueMacro(op pg_query.SQLValueFunctionOp) string {
 func needsSystemRewrite(n *pg_query.Node) bool {
 	switch v := n.GetNode().(type) {
 	case *pg_query.Node_FuncCall:
-		return systemFunc(funcName(v.FuncCall))
+		return systemFunc(funcName(v.FuncCall)) || sessionFunc(funcName(v.FuncCall))
 	case *pg_query.Node_SqlvalueFunction:
 		return sqlValueMacro(v.SqlvalueFunction.Op) != ""
 	case *pg_query.Node_TypeCast:

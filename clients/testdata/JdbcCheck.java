@@ -40,6 +40,15 @@ public class JdbcCheck {
         dump("pk", md.getPrimaryKeys(null, "s2", "other"), "TABLE_NAME", "COLUMN_NAME", "KEY_SEQ", "PK_NAME");
         dump("schemas", md.getSchemas(), "TABLE_SCHEM");
         dump("catalogs", md.getCatalogs(), "TABLE_CAT");
+        dump("functions", md.getFunctions(null, "pg_catalog", "abs"), "FUNCTION_SCHEM", "FUNCTION_NAME", "REMARKS",
+             "FUNCTION_TYPE", "SPECIFIC_NAME");
+        dump("functions", md.getFunctions(null, "pg_catalog", "generate_series"), "FUNCTION_NAME", "REMARKS",
+             "FUNCTION_TYPE", "SPECIFIC_NAME");
+        dump("functions", md.getFunctions(null, "public", "%"), "FUNCTION_NAME");
+        dump("procedures", md.getProcedures(null, "pg_catalog", "upper"), "PROCEDURE_SCHEM", "PROCEDURE_NAME", "REMARKS",
+             "PROCEDURE_TYPE", "SPECIFIC_NAME");
+        dump("functioncolumns", md.getFunctionColumns(null, "pg_catalog", "length", "%"), "FUNCTION_NAME", "COLUMN_NAME",
+             "COLUMN_TYPE", "DATA_TYPE", "TYPE_NAME", "ORDINAL_POSITION", "SPECIFIC_NAME");
         ResultSet ti = md.getTypeInfo();
         Set<String> want = new HashSet<>(Arrays.asList("int4", "int8", "varchar", "text", "numeric", "bool", "timestamptz", "uuid", "jsonb"));
         while (ti.next()) {
@@ -72,9 +81,13 @@ public class JdbcCheck {
                 ps.setLong(1, i);
                 ps.setString(2, "label " + i);
                 ps.setBoolean(3, i % 2 == 0);
-                // setDate would send "2024-02-21 +00" untyped, which bsdb-pg's date
-                // input rejects (known gap); LocalDate goes as a typed date.
-                ps.setObject(4, java.time.LocalDate.parse("2024-02-2" + i));
+                // setDate sends "2024-02-2N +00" (a date with a zone) untyped;
+                // LocalDate goes as a typed date: both must work.
+                if (i == 2) {
+                    ps.setObject(4, java.time.LocalDate.parse("2024-02-2" + i));
+                } else {
+                    ps.setDate(4, java.sql.Date.valueOf("2024-02-2" + i));
+                }
                 ps.setTimestamp(5, Timestamp.valueOf("2024-02-29 12:34:56.789"));
                 ps.setTimestamp(6, Timestamp.valueOf("2024-02-29 12:34:56"));
                 ps.setDouble(7, 1.5 * i);

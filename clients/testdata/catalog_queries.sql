@@ -54,3 +54,13 @@ SELECT oid, typname, typlen, typbyval, typtype, typcategory, typelem, typarray, 
 SELECT n.nspname, pg_catalog.pg_get_userbyid(n.nspowner) FROM pg_catalog.pg_namespace n WHERE n.nspname !~ '^pg_' ORDER BY 1;
 -- version
 SELECT substr(version(), 1, 11), pg_backend_pid() > 0, pg_postmaster_start_time() <= now();
+-- pg_proc rows of built-in functions (psql \df, pgjdbc getFunctions)
+SELECT proname, pronargs, proargtypes, proargnames, proallargtypes, proargmodes, prorettype, proretset, provolatile, prokind, prolang, proisstrict, pronamespace, proowner, prosrc, pg_get_function_arguments(oid), pg_get_function_result(oid), pg_get_function_identity_arguments(oid), obj_description(oid, 'pg_proc') FROM pg_catalog.pg_proc WHERE proname IN ('abs', 'length', 'generate_series', 'now', 'count', 'string_agg', 'make_interval', 'pg_get_keywords') ORDER BY oid;
+-- regproc and regprocedure casts
+SELECT 'now'::regproc::text, 'pg_catalog.now'::regproc::text, 1299::regproc::text, 'abs(integer)'::regprocedure::text, 'abs(int4)'::regprocedure::oid = 1397, 1397::regprocedure::text, t.typinput = 'pg_catalog.array_in'::regproc, t.typinput::text FROM pg_catalog.pg_type t WHERE t.oid = 1007;
+-- pg_database with the template databases
+SELECT datname, datdba, encoding, datlocprovider, datistemplate, datallowconn, datconnlimit, datcollate, datctype, datacl, pg_catalog.shobj_description(d.oid, 'pg_database') FROM pg_catalog.pg_database d WHERE datname IN ('postgres', 'template0', 'template1') ORDER BY 1;
+-- descriptions of built-in objects
+SELECT obj_description(23, 'pg_type'), obj_description('pg_catalog'::regnamespace, 'pg_namespace'), obj_description(403, 'pg_am'), obj_description(14, 'pg_language'), obj_description(1299), obj_description(1299, 'pg_type'), col_description('t'::regclass, 1);
+-- pg_language
+SELECT lanname, lanowner, lanispl, lanpltrusted FROM pg_catalog.pg_language ORDER BY 1;

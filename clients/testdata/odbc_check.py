@@ -22,11 +22,9 @@ for r in cur.primaryKeys("t", schema="public").fetchall():
 # Parameterized insert and select.
 cur.execute("INSERT INTO t (id, name, v) VALUES (?, ?, ?)", 40, "odbc", decimal.Decimal("4.25"))
 cur.execute("INSERT INTO t (id, name, v) VALUES (?, ?, ?)", 41, "null v", None)
-# A second cursor: psqlODBC names its server-side statement after the
-# statement handle and, on the same handle, reuses the name after
-# "DEALLOCATE", which bsdb-pg does not implement (known gap).
-sel = conn.cursor()
-sel.execute("SELECT id, name, v FROM t WHERE id >= ? ORDER BY id", 40)
-for r in sel.fetchall():
+# The same cursor: psqlODBC names its server-side statement after the
+# statement handle and reuses the name after an SQL "DEALLOCATE".
+cur.execute("SELECT id, name, v FROM t WHERE id >= ? ORDER BY id", 40)
+for r in cur.fetchall():
     print("row:", tuple(r))
 conn.close()

@@ -53,6 +53,25 @@ if "named" in sys.argv[2:]:
     print("named:", [r[0] for r in named])
     named.close()
     conn.commit()
+    # WITH HOLD: the cursor outlives the commit.
+    held = conn.cursor(name="c2", withhold=True)
+    held.execute("SELECT id FROM t WHERE id >= %s ORDER BY id", (20,))
+    conn.commit()
+    print("named hold:", [r[0] for r in held.fetchall()])
+    held.close()
+    # SCROLL: scroll() moves back (MOVE -2, MOVE ABSOLUTE n).
+    sc = conn.cursor(name="c3", scrollable=True)
+    sc.execute("SELECT id FROM t ORDER BY id")
+    sc.fetchmany(3)
+    sc.scroll(-2)
+    a = sc.fetchone()[0]
+    sc.scroll(3, mode="absolute")
+    b = sc.fetchone()[0]
+    sc.scroll(-2, mode="absolute")
+    c = sc.fetchone()[0]
+    sc.close()
+    conn.commit()
+    print("named scroll:", [a, b, c])
 
 # transaction rollback
 cur = conn.cursor()
