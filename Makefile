@@ -22,9 +22,10 @@ TIMEOUT    ?= 25m
 FUZZTIME   ?= 2m
 BENCHCOUNT ?= 6
 PGURL      ?=
-# The packages with concurrent code, run again under the race detector.
+# The packages with concurrent code, run again under the race detector
+# (planner: lazy and parallel mirroring; server: sessions, cursors).
 # Only those that exist yet (a missing directory would fail `go test`).
-RACE_PKGS  := $(foreach d,wal txn storage pgwire,$(if $(wildcard $(d)/*),./$(d)/...))
+RACE_PKGS  := $(foreach d,wal txn storage pgwire planner server,$(if $(wildcard $(d)/*),./$(d)/...))
 # Fuzz targets as package:Target.
 FUZZ_TARGETS := ./wal:FuzzSegmentReader ./pgwire:FuzzServerMessages
 
