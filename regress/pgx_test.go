@@ -36,6 +36,26 @@ var e2eChecks = []struct {
 	{"StatementTimeout", checkStatementTimeout},
 	{"ConcurrentSessions", checkConcurrentSessions},
 	{"PreparedInsertFollowsCatalog", checkPreparedInsertFollowsCatalog},
+	{"Template0RefusesConnections", checkTemplate0},
+}
+
+// checkTemplate0: template0 is listed in pg_database but refuses
+// connections with FATAL 55000, as in PostgreSQL.
+func checkTemplate0(t *testing.T, url string) {
+	ctx := testContext(t)
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Database = "template0"
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err == nil {
+		c.Close(ctx)
+		t.Fatal("connected to template0")
+	}
+	if got := sqlState(err); got != "55000" {
+		t.Errorf("connect to template0: SQLSTATE %q (%v), want 55000", got, err)
+	}
 }
 
 // checkPreparedInsertFollowsCatalog executes one prepared INSERT while

@@ -69,6 +69,10 @@ func (b *Backend) NewSession(ctx context.Context, info pgwire.StartupInfo) (pgwi
 			found = true
 		}
 	}
+	if db == "template0" {
+		// Listed in pg_database (datallowconn false), like PostgreSQL's.
+		return nil, &pgerr.Error{Severity: pgerr.SeverityFatal, Code: pgerr.ObjectNotInPrerequisiteState, Message: "database \"template0\" is not currently accepting connections"}
+	}
 	if !found {
 		return nil, &pgerr.Error{Severity: pgerr.SeverityFatal, Code: pgerr.UndefinedDatabase, Message: fmt.Sprintf("database \"%s\" does not exist", db)}
 	}
