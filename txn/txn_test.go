@@ -646,6 +646,12 @@ func TestBackpressureBoundsBuffer(t *testing.T) {
 	if maxSeen.Load() > limit {
 		t.Fatalf("buffer grew to %d bytes, bound %d", maxSeen.Load(), limit)
 	}
+	// The size trigger commits on its own (the interval is an hour); the
+	// last requested commit may still be running when the writes return.
+	deadline := time.Now().Add(30 * time.Second)
+	for tb.stats.commits.Load() < 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if tb.stats.commits.Load() < 2 {
 		t.Fatalf("only %d commits", tb.stats.commits.Load())
 	}
