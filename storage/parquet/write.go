@@ -61,13 +61,80 @@ func WriteFile(w io.Writer, sch *schema.Schema, batches []arrow.RecordBatch, opt
 	if err != nil {
 		return manifest.DataFile{}, err
 	}
-	for bi, b := range batches {
-		if err := fw.Write(b); err != nil {
+	for bi := 0; bi < len(batches); {
+		// Runs of small batches (single-row INSERTs) are written as one:
+		// each Write has a fixed cost (checks, statistics, conversion,
+		// column writers) that dominated a flush of 1-row batches.
+		n := smallRun(batches[bi:])
+		b := batches[bi]
+		if n > 1 {
+			var err error
+			if b, err = concatBatches(batches[bi:bi+n], fw.mem); err != nil {
+				fw.Abort()
+				return manifest.DataFile{}, fmt.Errorf("batches %d-%d: %w", bi, bi+n-1, err)
+			}
+		}
+		err := fw.Write(b)
+		if n > 1 {
+			b.Release()
+		}
+		if err != nil {
 			fw.Abort()
 			return manifest.DataFile{}, fmt.Errorf("batch %d: %w", bi, err)
 		}
+		bi += max(n, 1)
 	}
 	return fw.Close()
+}
+
+// smallBatchRows: batches below this many rows are coalesced by WriteFile,
+// up to coalesceRows rows per write.
+const (
+	smallBatchRows = 1024
+	coalesceRows   = 64 << 10
+)
+
+// smallRun returns how many leading batches of bs are small and together
+// hold at most coalesceRows rows (0 or 1: write the first one alone).
+func smallRun(bs []arrow.RecordBatch) int {
+	n, rows := 0, int64(0)
+	for _, b := range bs {
+		if b.NumRows() >= smallBatchRows || rows+b.NumRows() > coalesceRows {
+			break
+		}
+		rows += b.NumRows()
+		n++
+	}
+	return n
+}
+
+// concatBatches concatenates batches of one schema into one.
+func concatBatches(bs []arrow.RecordBatch, mem memory.Allocator) (arrow.RecordBatch, error) {
+	sch := bs[0].Schema()
+	cols := make([]arrow.Array, sch.NumFields())
+	var rows int64
+	for _, b := range bs {
+		rows += b.NumRows()
+	}
+	parts := make([]arrow.Array, len(bs))
+	for c := range cols {
+		for i, b := range bs {
+			parts[i] = b.Column(c)
+		}
+		a, err := array.Concatenate(parts, mem)
+		if err != nil {
+			for _, done := range cols[:c] {
+				done.Release()
+			}
+			return nil, err
+		}
+		cols[c] = a
+	}
+	out := array.NewRecordBatch(sch, cols, rows)
+	for _, a := range cols {
+		a.Release()
+	}
+	return out, nil
 }
 
 // Writer writes one Parquet file batch by batch (streaming): the rows of
