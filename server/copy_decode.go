@@ -13,6 +13,7 @@ import (
 	"github.com/bsdb/bsdb-pg/pgtypes"
 	bsql "github.com/bsdb/bsdb-pg/sql"
 	"github.com/bsdb/bsdb-pg/storage/schema"
+	"github.com/bsdb/bsdb-pg/txn"
 )
 
 // COPY FROM decoding: each field of a row goes straight into the typed
@@ -358,14 +359,4 @@ func (d *copyDecoder) batch() arrow.RecordBatch {
 func (d *copyDecoder) release() { d.rb.Release() }
 
 // batchBytes is the size of a batch's buffers.
-func batchBytes(r arrow.RecordBatch) int64 {
-	var n int64
-	for _, c := range r.Columns() {
-		for _, b := range c.Data().Buffers() {
-			if b != nil {
-				n += int64(b.Len())
-			}
-		}
-	}
-	return n
-}
+func batchBytes(r arrow.RecordBatch) int64 { return txn.RecordBytes(r) }

@@ -34,16 +34,9 @@ var _ bsql.Catalog = (*binder)(nil)
 func (b *binder) TypeSettings() *pgtypes.Settings { return &b.s.set.types }
 
 func (b *binder) LookupTable(schemaName, name string) (*bsql.TableInfo, error) {
-	if info, handled, err := b.lookupSystem(schemaName, name); handled {
+	info, t, err := b.openTable(schemaName, name)
+	if err != nil || t == nil {
 		return info, err
-	}
-	id, err := b.s.resolve(b.ctx, schemaName, name)
-	if err != nil {
-		return nil, err
-	}
-	t, err := b.s.eng.Table(b.ctx, id)
-	if err != nil {
-		return nil, err
 	}
 	bd, err := t.Bind(b.ctx, b.s.tx.pendingBatches(t))
 	if err != nil {
@@ -51,7 +44,6 @@ func (b *binder) LookupTable(schemaName, name string) (*bsql.TableInfo, error) {
 	}
 	b.bounds = append(b.bounds, bd)
 	b.tables = append(b.tables, t)
-	info := tableInfo(t)
 	info.FromSQL = bd.FromSQL
 	return info, nil
 }
@@ -59,18 +51,24 @@ func (b *binder) LookupTable(schemaName, name string) (*bsql.TableInfo, error) {
 // DescribeTable resolves a table for its columns only (an INSERT's target:
 // no snapshot needed).
 func (b *binder) DescribeTable(schemaName, name string) (*bsql.TableInfo, error) {
+	info, _, err := b.openTable(schemaName, name)
+	return info, err
+}
+
+// openTable resolves a name: a system relation (t nil, info complete) or
+// one of our tables (t open, info without FromSQL).
+func (b *binder) openTable(schemaName, name string) (info *bsql.TableInfo, t *planner.Table, err error) {
 	if info, handled, err := b.lookupSystem(schemaName, name); handled {
-		return info, err
+		return info, nil, err
 	}
 	id, err := b.s.resolve(b.ctx, schemaName, name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	t, err := b.s.eng.Table(b.ctx, id)
-	if err != nil {
-		return nil, err
+	if t, err = b.s.eng.Table(b.ctx, id); err != nil {
+		return nil, nil, err
 	}
-	return tableInfo(t), nil
+	return tableInfo(t), t, nil
 }
 
 func (b *binder) release() {

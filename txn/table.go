@@ -357,7 +357,11 @@ func (t *Table) requestFlush() {
 	}
 }
 
-func recordBytes(r arrow.RecordBatch) int64 {
+func recordBytes(r arrow.RecordBatch) int64 { return RecordBytes(r) }
+
+// RecordBytes is the size of a batch's buffers (what the buffer bound and
+// the flush threshold count).
+func RecordBytes(r arrow.RecordBatch) int64 {
 	var n int64
 	for _, c := range r.Columns() {
 		for _, b := range c.Data().Buffers() {
