@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,35 +16,15 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/bsdb/bsdb-pg/pgwire"
-	"github.com/bsdb/bsdb-pg/planner"
 	"github.com/bsdb/bsdb-pg/storage/catalog"
 	"github.com/bsdb/bsdb-pg/txn"
-	"github.com/bsdb/bsdb-pg/wal"
 )
 
-// startCopyServer is startServer with a COPY direct threshold.
+// startCopyServer is startServer with a COPY direct threshold and no
+// flush by age.
 func startCopyServer(t *testing.T, dir string, directBytes int64) *testServer {
 	t.Helper()
-	if dir == "" {
-		dir = t.TempDir()
-	}
-	ctx := context.Background()
-	eng, err := planner.Open(ctx, planner.Config{DataDir: dir, Durability: wal.DurabilitySync, FlushInterval: -1, MaxConcurrency: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := NewBackend(eng, nil)
-	b.CopyDirectBytes = directBytes
-	srv := pgwire.NewServer(pgwire.Config{Listen: "127.0.0.1:0", ServerVersion: ServerVersion, Auth: pgwire.AuthConfig{Method: "trust", TrustLoopback: true}}, b)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	ts := &testServer{t: t, dir: dir, eng: eng, srv: srv, addr: ln.Addr().String()}
-	t.Cleanup(ts.stop)
-	return ts
+	return startServerWith(t, dir, -1, func(b *Backend) { b.CopyDirectBytes = directBytes })
 }
 
 func (ts *testServer) table(t *testing.T, name string) *txn.Table {

@@ -29,15 +29,23 @@ type testServer struct {
 
 func startServer(t *testing.T, dir string) *testServer {
 	t.Helper()
+	return startServerWith(t, dir, 200*time.Millisecond, func(*Backend) {})
+}
+
+// startServerWith starts a server whose engine flushes every flushInterval
+// (-1: never by age), with setup applied to its backend.
+func startServerWith(t *testing.T, dir string, flushInterval time.Duration, setup func(*Backend)) *testServer {
+	t.Helper()
 	if dir == "" {
 		dir = t.TempDir()
 	}
 	ctx := context.Background()
-	eng, err := planner.Open(ctx, planner.Config{DataDir: dir, Durability: wal.DurabilitySync, FlushInterval: 200 * time.Millisecond, MaxConcurrency: 2})
+	eng, err := planner.Open(ctx, planner.Config{DataDir: dir, Durability: wal.DurabilitySync, FlushInterval: flushInterval, MaxConcurrency: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := NewBackend(eng, nil)
+	setup(b)
 	srv := pgwire.NewServer(pgwire.Config{Listen: "127.0.0.1:0", ServerVersion: ServerVersion, Auth: pgwire.AuthConfig{Method: "trust", TrustLoopback: true}}, b)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

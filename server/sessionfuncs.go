@@ -291,21 +291,5 @@ func (s *session) flushSettings(ctx context.Context, w pgwire.ResultWriter) erro
 	changed := s.fx.changed
 	s.fx.changed = nil
 	s.fx.mu.Unlock()
-	seen := map[*guc]bool{}
-	for _, g := range changed {
-		if seen[g] {
-			continue
-		}
-		seen[g] = true
-		if strings.EqualFold(g.name, "TimeZone") {
-			_ = s.syncZone(ctx)
-		}
-		if g.reported {
-			v, _, _ := s.set.get(g.name)
-			if err := w.ParameterStatus(g.name, v); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return s.settingsChanged(ctx, w, changed)
 }

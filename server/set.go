@@ -57,16 +57,8 @@ func (s *session) planSet(ctx context.Context, st *bsql.Statement) (plan, error)
 		case pg_query.VariableSetKind_VAR_SET_CURRENT:
 			// SET x FROM CURRENT: no-op.
 		}
-		for _, g := range changed {
-			if strings.EqualFold(g.name, "TimeZone") {
-				_ = s.syncZone(ctx)
-			}
-			if g.reported {
-				v, _, _ := s.set.get(g.name)
-				if err := w.ParameterStatus(g.name, v); err != nil {
-					return err
-				}
-			}
+		if err := s.settingsChanged(ctx, w, changed); err != nil {
+			return err
 		}
 		return w.Complete(tag)
 	}}, nil
@@ -151,4 +143,26 @@ func (s *session) planShow(ctx context.Context, st *bsql.Statement, formats []in
 		v = val
 	}
 	return &rowsPlan{cols: []resultCol{{name: name, oid: pgtypes.OIDText, typmod: -1, format: formatOf(formats, 0)}}, rows: [][]string{{v}}, tag: "SHOW"}, nil
+}
+
+// settingsChanged applies the effects of changed settings: DuckDB's time
+// zone, and ParameterStatus for the reported ones (each once).
+func (s *session) settingsChanged(ctx context.Context, w pgwire.ResultWriter, changed []*guc) error {
+	seen := map[*guc]bool{}
+	for _, g := range changed {
+		if seen[g] {
+			continue
+		}
+		seen[g] = true
+		if strings.EqualFold(g.name, "TimeZone") {
+			_ = s.syncZone(ctx)
+		}
+		if g.reported {
+			v, _, _ := s.set.get(g.name)
+			if err := w.ParameterStatus(g.name, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
