@@ -138,7 +138,7 @@ func (t *Table) BeginBulk(ctx context.Context) (*BulkLoad, error) {
 	if t.closed.Load() {
 		return nil, ErrClosed
 	}
-	b := &BulkLoad{t: t, id: uuid.New(), ctx: ctx, chunk: min(t.opts.RowGroupRows, bulkChunkRows)}
+	b := &BulkLoad{t: t, id: t.txids.New(), ctx: ctx, chunk: min(t.opts.RowGroupRows, bulkChunkRows)}
 	n := max(1, min(runtime.GOMAXPROCS(0), maxBulkEncoders))
 	for range n {
 		e := &bulkEncoder{b: b, in: make(chan bulkItem, BulkQueueBatches), done: make(chan struct{})}
@@ -150,7 +150,7 @@ func (t *Table) BeginBulk(ctx context.Context) (*BulkLoad, error) {
 	return b, nil
 }
 
-// ID is the bulk load's id, recorded in the manifest's committed_wal_tx by
+// ID is the bulk load's id, recorded in the manifest's committed_wal by
 // its commit (so that a retried commit converges instead of adding the
 // files twice).
 func (b *BulkLoad) ID() uuid.UUID { return b.id }
@@ -453,7 +453,6 @@ func (b *BulkLoad) Commit(ctx context.Context) (rows int64, err error) {
 // REQUIRES: commitMu held.
 func (b *BulkLoad) commitManifestLocked(ctx context.Context) (m *manifest.Manifest, ambiguous bool, err error) {
 	t := b.t
-	id := b.id.String()
 	var conflicts, failures int
 	var lastErr error
 	for {
@@ -461,7 +460,7 @@ func (b *BulkLoad) commitManifestLocked(ctx context.Context) (m *manifest.Manife
 		if err != nil {
 			return nil, ambiguous, fmt.Errorf("bulk load into %s: load manifest head: %w", t.opts.Prefix, err)
 		}
-		if head.CommittedSet()[id] {
+		if head.Committed().Has(b.id) {
 			// An earlier create of ours that reported an error succeeded.
 			t.stats.converged.Add(1)
 			return head, false, nil
@@ -480,7 +479,7 @@ func (b *BulkLoad) commitManifestLocked(ctx context.Context) (m *manifest.Manife
 			files[i].AddedVersion = next.Version
 		}
 		next.Files = append(append([]manifest.DataFile(nil), head.Files...), files...)
-		next.AppendCommittedWALTx(id)
+		next.AddCommittedWALTx(b.id)
 		err = t.manifests.Create(ctx, next)
 		if err == nil {
 			b.files = files

@@ -79,7 +79,7 @@ func TestBulkCommitVisibleAndDurable(t *testing.T) {
 	if len(after.Files) < 4 {
 		t.Fatalf("%d files, want >= 4 (FileRows 250)", len(after.Files))
 	}
-	if !after.CommittedSet()[b.ID().String()] {
+	if !after.Committed().Has(b.ID()) {
 		t.Fatalf("manifest does not record the bulk load id")
 	}
 	if p := tb.Phase(); p != 0 {

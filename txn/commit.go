@@ -173,11 +173,7 @@ func (t *Table) stageAndCommitManifest(ctx context.Context) error {
 			pc.Files[i].AddedVersion = next.Version
 		}
 		next.Files = append(append([]manifest.DataFile(nil), head.Files...), pc.Files...)
-		ids := make([]string, len(pc.TxIDs))
-		for i, id := range pc.TxIDs {
-			ids[i] = id.String()
-		}
-		next.AppendCommittedWALTx(ids...)
+		next.AddCommittedWALTx(pc.TxIDs...)
 		err = t.manifests.Create(ctx, next)
 		if err == nil {
 			crash.Point(crash.CommitAfterManifest)
@@ -206,10 +202,10 @@ func (t *Table) stageAndCommitManifest(ctx context.Context) error {
 // committed, and reports whether any batch remains. Staged files written
 // for the old batch set are abandoned (they are orphans no manifest names).
 func (t *Table) dropCommitted(pc *PendingCommit, head *manifest.Manifest) bool {
-	set := head.CommittedSet()
+	set := head.Committed()
 	keep := pc.Batches[:0:0]
 	for _, b := range pc.Batches {
-		if !set[b.TxID.String()] {
+		if !set.Has(b.TxID) {
 			keep = append(keep, b)
 		}
 	}
@@ -218,7 +214,7 @@ func (t *Table) dropCommitted(pc *PendingCommit, head *manifest.Manifest) bool {
 	}
 	t.pcMu.Lock()
 	for _, b := range pc.Batches {
-		if set[b.TxID.String()] {
+		if set.Has(b.TxID) {
 			pc.BatchIDs = append(pc.BatchIDs, b.ID)
 			b.Rec.Release()
 		}
@@ -291,8 +287,7 @@ func (t *Table) pruneWAL(m *manifest.Manifest) error {
 			return err
 		}
 	}
-	set := m.CommittedSet()
-	if _, err := t.wal.Prune(func(id uuid.UUID) bool { return set[id.String()] }); err != nil {
+	if _, err := t.wal.Prune(m.Committed().Has); err != nil {
 		return fmt.Errorf("commit %s: prune WAL: %w", t.opts.Prefix, err)
 	}
 	return nil

@@ -60,7 +60,7 @@
 //	  |  finish a tail left by an earlier flush first
 //	  v
 //	(manifest)  create _manifest/v{N+1}.json = head + every file of the load,
-//	  |  and the load's id in committed_wal_tx; a conflict re-reads the head
+//	  |  and the load's id in committed_wal; a conflict re-reads the head
 //	  |  and retries (64 attempts); before each attempt, a head that already
 //	  |  holds the id means an earlier create that reported an error
 //	  |  succeeded: converge, never add the files twice
@@ -113,8 +113,10 @@
 // # Known design debt
 //
 // A transaction is per table: the layers above refuse a transaction that
-// writes two tables. The committed-tx window of the manifest is bounded to
-// 256 ids (manifest.MaxTrackedWALTx); a WAL segment is pruned in the commit
-// that commits its transactions, so the window is only exceeded if another
-// process makes 256 commits while this one is down with unpruned segments.
+// writes two tables. The manifest records committed WAL transactions as
+// ranges per writer (one writer per table handle) for the 64 writers that
+// committed last (manifest.MaxTrackedWALWriters): a segment of a writer
+// evicted from that window would be replayed, which needs a segment to
+// survive 64 other writers' commits (every commit prunes what it covers,
+// and recovery commits and prunes what it replays).
 package txn

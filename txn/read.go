@@ -86,11 +86,10 @@ func (t *Table) Snapshot(ctx context.Context) (*Snapshot, error) {
 		// A batch whose transaction the loaded manifest already holds is in
 		// its files: leave it out (the window between the durable manifest
 		// create and the phase change).
-		set := m.CommittedSet()
-		if len(set) > 0 {
+		if set := m.Committed(); !set.Empty() {
 			keep := batches[:0]
 			for _, b := range batches {
-				if set[b.TxID.String()] {
+				if set.Has(b.TxID) {
 					b.Rec.Release()
 					continue
 				}
@@ -140,10 +139,6 @@ func (t *Table) Truncate(ctx context.Context) error {
 	batches := append([]Batch(nil), t.pw.batches...)
 	t.pwMu.RUnlock()
 	ids := txIDsOf(batches)
-	strs := make([]string, len(ids))
-	for i, id := range ids {
-		strs[i] = id.String()
-	}
 	var next *manifest.Manifest
 	for attempt := 0; ; attempt++ {
 		head, err := t.manifests.LoadLatest(ctx, true)
@@ -152,7 +147,7 @@ func (t *Table) Truncate(ctx context.Context) error {
 		}
 		next = head.Next()
 		next.Files = nil
-		next.AppendCommittedWALTx(strs...)
+		next.AddCommittedWALTx(ids...)
 		err = t.manifests.Create(ctx, next)
 		if err == nil {
 			break

@@ -107,6 +107,9 @@ type Table struct {
 	wal       *wal.WAL
 	manifests *manifest.Manager
 	publisher *iceberg.Publisher
+	// txids hands out the ids of this handle's WAL transactions (one
+	// writer: consecutive ids, recorded as ranges by the manifest).
+	txids *manifest.TxIDGen
 
 	maint    sync.RWMutex // maintenance lock: shared Write/Flush, exclusive Truncate/Close
 	commitMu sync.Mutex   // one commit (or tail resumption) at a time
@@ -158,7 +161,7 @@ func Create(ctx context.Context, opts Options, sch *schema.Schema) (*Table, erro
 	}
 	mm := manifest.NewManager(opts.Store, opts.Prefix)
 	m := &manifest.Manifest{
-		FormatVersion: 1,
+		FormatVersion: manifest.FormatVersion,
 		TableUUID:     uuid.NewString(),
 		Version:       1,
 		TimestampMS:   time.Now().UnixMilli(),
@@ -192,6 +195,7 @@ func open(ctx context.Context, opts Options, mm *manifest.Manager, pub *iceberg.
 		schema:    head.Schema.Clone(),
 		manifests: mm,
 		publisher: pub,
+		txids:     manifest.NewTxIDGen(),
 		flushCh:   make(chan struct{}, 1),
 		stopCh:    make(chan struct{}),
 		doneCh:    make(chan struct{}),
@@ -199,7 +203,14 @@ func open(ctx context.Context, opts Options, mm *manifest.Manager, pub *iceberg.
 		drained:   make(chan struct{}),
 	}
 	t.arrow = t.schema.Arrow()
-	committed := head.CommittedSet()
+	// Resume a tail cut short by a crash: a manifest committed whose Iceberg
+	// metadata was never published. Without this the Iceberg head lags until
+	// the next write commits, which may never come (ADR: recovery resumes the
+	// tail). Publish is idempotent and only reads the head when it is current.
+	if _, err := pub.Publish(ctx, head); err != nil {
+		opts.Logger.Warn("open table: publishing Iceberg metadata failed; converges at the next commit", "table", opts.Prefix, "err", err)
+	}
+	committed := head.Committed()
 	w, recs, err := wal.Open(wal.Options{
 		Dir:           opts.WALDir,
 		FS:            opts.WALFS,
@@ -209,7 +220,7 @@ func open(ctx context.Context, opts Options, mm *manifest.Manager, pub *iceberg.
 		CompactBytes:  opts.CompactBytes,
 		UnsafeNoSync:  opts.UnsafeNoSync,
 		Logger:        opts.Logger,
-	}, func(id uuid.UUID) bool { return committed[id.String()] })
+	}, committed.Has)
 	if err != nil {
 		return nil, fmt.Errorf("open table %s: %w", opts.Prefix, err)
 	}

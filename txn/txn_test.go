@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/bsdb/bsdb-pg/storage/iceberg"
 	"github.com/bsdb/bsdb-pg/storage/objstore"
 	"github.com/bsdb/bsdb-pg/storage/parquet"
 	"github.com/bsdb/bsdb-pg/storage/schema"
@@ -219,6 +220,55 @@ func TestWriteFlushReopen(t *testing.T) {
 	}
 }
 
+// TestManyTransactionsPerCommit: one commit of far more single-row
+// transactions than any fixed id window (pgbench at 64 connections commits
+// thousands per flush). The commit must prune every sealed segment, and a
+// crash right after the manifest commit (before the prune) must not replay
+// a committed transaction: the manifest's record of committed WAL
+// transactions covers every transaction of every commit.
+func TestManyTransactionsPerCommit(t *testing.T) {
+	const n = 1000
+	for _, crashBeforePrune := range []bool{false, true} {
+		t.Run(fmt.Sprintf("crashBeforePrune=%v", crashBeforePrune), func(t *testing.T) {
+			e := newEnv(t)
+			tb := e.create()
+			for i := int64(0); i < n; i++ {
+				if err := write(tb, i); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if crashBeforePrune {
+				// The prune's directory removal fails after the manifest is
+				// durable: the segments survive, as after a crash there.
+				e.opts.WALFS = nil
+				tb.wal.Rotate()
+				if !tb.beginStaging() {
+					t.Fatal("nothing staged")
+				}
+				if err := tb.stageAndCommitManifest(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				_ = tb.Abandon()
+			} else {
+				if err := tb.Flush(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				for _, seg := range tb.WAL().Segments() {
+					if seg.Sealed {
+						t.Fatalf("sealed segment %s survived the commit of all its %d transactions", seg.Name, n)
+					}
+				}
+				_ = tb.Abandon()
+			}
+			tb2 := e.open()
+			if b := tb2.BufferedBytes(); b != 0 {
+				t.Errorf("reopen replayed %d bytes of committed transactions", b)
+			}
+			exactlyOnce(t, e.snapshotIDs(tb2), rangeSet(0, n))
+		})
+	}
+}
+
 // faultCase fails one persistence boundary of the commit.
 type faultCase struct {
 	name  string
@@ -398,6 +448,38 @@ func TestTailResumeNotifiesOnce(t *testing.T) {
 	case <-time.After(50 * time.Millisecond):
 	}
 	exactlyOnce(t, e.snapshotIDs(tb), set(1, 2))
+}
+
+// TestOpenResumesIcebergPublish: a crash between the manifest commit and the
+// Iceberg publication leaves the Iceberg head behind; reopening the table,
+// with nothing more to write, brings it up to the manifest (Spark/Trino/DuckDB
+// readers of the Iceberg metadata must see every committed row).
+func TestOpenResumesIcebergPublish(t *testing.T) {
+	e := newEnv(t)
+	tb := e.create()
+	if err := write(tb, 1, 2, 3); err != nil {
+		t.Fatal(err)
+	}
+	e.faulty.AddRule(objstore.FailBefore(keyHas(".metadata.json"), objstore.OpPutIfAbsent))
+	if err := tb.Flush(context.Background()); err == nil {
+		t.Fatal("flush succeeded despite the fault")
+	}
+	_ = tb.Abandon() // the crash: the tail never runs
+	e.faulty.ClearRules()
+	pub := iceberg.NewPublisher(e.local, tb.Prefix())
+	if k, key, err := pub.Latest(context.Background()); err != nil || k != 1 {
+		t.Fatalf("precondition: the Iceberg head is already at %q (err %v)", key, err)
+	}
+	tb = e.open()
+	defer tb.Close(context.Background())
+	k, key, err := pub.Latest(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k != 2 {
+		t.Fatalf("after reopen the Iceberg head is v%d (%s), want v2: the committed manifest was not published", k, key)
+	}
+	exactlyOnce(t, e.snapshotIDs(tb), set(1, 2, 3))
 }
 
 // TestReadersDuringFlushes: readers racing with writers and continuous

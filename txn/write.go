@@ -62,7 +62,7 @@ func (t *Table) Write(ctx context.Context, recs []arrow.RecordBatch, opts WriteO
 		t.maint.RUnlock()
 		return WriteResult{}, ErrClosed
 	}
-	res := WriteResult{TxID: uuid.New()}
+	res := WriteResult{TxID: t.txids.New()}
 	res.Batches = make([]Batch, len(recs))
 	if opts.BatchIDs != nil && len(opts.BatchIDs) != len(recs) {
 		t.maint.RUnlock()

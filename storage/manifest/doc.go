@@ -12,11 +12,19 @@
 //     by the listing's lexical order. Other names under _manifest/ are ignored.
 //   - Files lists every live data file; each carries AddedVersion, the
 //     version that first listed it (1 <= AddedVersion <= Version).
-//   - CommittedWALTx holds the ids of the last MaxTrackedWALTx (256) WAL
-//     transactions committed by this version and its ancestors, oldest
-//     first, without duplicates. Recovery skips these; a writer whose
-//     acknowledgement was ambiguous checks HasAllWALTx on the head before
-//     re-staging, and converges without writing duplicates.
+//   - CommittedWAL records every WAL transaction committed by this version
+//     and its ancestors: a transaction id is (writer, counter) (waltx.go),
+//     stored as sorted, merged ranges of counters per writer, for the
+//     MaxTrackedWALWriters (64) writers that committed most recently. A
+//     commit of any number of transactions adds a handful of ranges.
+//     Recovery skips these; the WAL prune deletes a segment only when all
+//     its ids are in it; a writer whose acknowledgement was ambiguous checks
+//     Committed on the head before re-staging, and converges without
+//     writing duplicates. (Until format 2 a list of the last 256 ids was the
+//     only record: a commit of more than 256 transactions left segments
+//     unpruned, and their transactions were replayed twice.)
+//   - CommittedWALTx holds the ids of other shapes (format-1 data
+//     directories), the newest MaxTrackedWALTx (256), oldest first.
 //   - The Manager's cache of the latest manifest never moves backwards, and
 //     LoadLatest never returns a version older than one this Manager has
 //     already seen.
@@ -27,13 +35,13 @@
 //     millisecond, files and tx ids) would both see success; they wrote
 //     the same state, so this is harmless.
 //
-// # On-disk format (format_version 1)
+// # On-disk format (format_version 2; format 1 lacks committed_wal)
 //
 // UTF-8 JSON, indented by one space, with a trailing newline. Readers must
 // accept any JSON whitespace and ignore unknown keys. Keys:
 //
 //	{
-//	 "format_version": 1,                    // int: this format
+//	 "format_version": 2,                    // int: this format (1 is read too)
 //	 "table_uuid": "0d5f1c9e-...",           // string: the table's UUID (catalog)
 //	 "version": 3,                           // int64 N, as in the key
 //	 "parent": 2,                            // int64 N-1 (0 for v1)
@@ -50,7 +58,12 @@
 //	   "added_version": 2                    // int64
 //	  }
 //	 ],
-//	 "committed_wal_tx": ["<uuid>", ...],    // at most 256, oldest first, [] when none
+//	 "committed_wal": [                      // optional, at most 64 writers
+//	  {"writer": "3fa85f64b2c1",             // 48 bits, 12 hex digits
+//	   "ranges": [[1, 5210], [5212, 9000]],  // committed counters, inclusive
+//	   "version": 7}                         // manifest version that last added
+//	 ],
+//	 "committed_wal_tx": ["<uuid>", ...],    // legacy ids, at most 256, [] when none
 //	 "properties": {"k": "v"}                // optional string map
 //	}
 //

@@ -7,8 +7,11 @@ import (
 	"github.com/bsdb/bsdb-pg/storage/schema"
 )
 
-// FormatVersion is the manifest format this package writes and reads.
-const FormatVersion = 1
+// FormatVersion is the manifest format this package writes. It reads
+// format 1 too (no committed_wal; every WAL transaction id in the bounded
+// committed_wal_tx list); format 2 added committed_wal, which a format-1
+// reader would ignore and so replay committed transactions.
+const FormatVersion = 2
 
 // MaxTrackedWALTx bounds Manifest.CommittedWALTx.
 const MaxTrackedWALTx = 256
@@ -44,8 +47,12 @@ type Manifest struct {
 	TimestampMS int64         `json:"timestamp_ms"`
 	Schema      schema.Schema `json:"schema"`
 	Files       []DataFile    `json:"files"`
-	// CommittedWALTx holds the ids of the last MaxTrackedWALTx WAL
-	// transactions this version and its ancestors committed, oldest first.
+	// CommittedWAL records every WAL transaction this version and its
+	// ancestors committed, as ranges of each writer's counters (see
+	// waltx.go), for the MaxTrackedWALWriters most recent writers.
+	CommittedWAL []WriterTx `json:"committed_wal,omitempty"`
+	// CommittedWALTx holds the ids of the last MaxTrackedWALTx committed WAL
+	// transactions whose ids are not writer-structured (legacy), oldest first.
 	CommittedWALTx []string          `json:"committed_wal_tx"`
 	Properties     map[string]string `json:"properties,omitempty"`
 }
@@ -54,6 +61,7 @@ type Manifest struct {
 // TimestampMS is left for the caller to set.
 func (m *Manifest) Next() *Manifest {
 	n := m.Clone()
+	n.FormatVersion = FormatVersion
 	n.Parent = m.Version
 	n.Version = m.Version + 1
 	return n
@@ -71,6 +79,13 @@ func (m *Manifest) Clone() *Manifest {
 		}
 	}
 	n.CommittedWALTx = append([]string(nil), m.CommittedWALTx...)
+	if m.CommittedWAL != nil {
+		n.CommittedWAL = make([]WriterTx, len(m.CommittedWAL))
+		for i, e := range m.CommittedWAL {
+			e.Ranges = append([][2]uint64(nil), e.Ranges...)
+			n.CommittedWAL[i] = e
+		}
+	}
 	if m.Properties != nil {
 		n.Properties = make(map[string]string, len(m.Properties))
 		for k, v := range m.Properties {
@@ -78,42 +93,6 @@ func (m *Manifest) Clone() *Manifest {
 		}
 	}
 	return &n
-}
-
-// AppendCommittedWALTx records ids as committed (skipping ids already
-// present) and keeps only the newest MaxTrackedWALTx.
-func (m *Manifest) AppendCommittedWALTx(ids ...string) {
-	seen := m.CommittedSet()
-	for _, id := range ids {
-		if !seen[id] {
-			seen[id] = true
-			m.CommittedWALTx = append(m.CommittedWALTx, id)
-		}
-	}
-	if over := len(m.CommittedWALTx) - MaxTrackedWALTx; over > 0 {
-		m.CommittedWALTx = append([]string(nil), m.CommittedWALTx[over:]...)
-	}
-}
-
-// HasAllWALTx reports whether every id is in CommittedWALTx. An empty list
-// is trivially contained.
-func (m *Manifest) HasAllWALTx(ids []string) bool {
-	set := m.CommittedSet()
-	for _, id := range ids {
-		if !set[id] {
-			return false
-		}
-	}
-	return true
-}
-
-// CommittedSet returns CommittedWALTx as a set.
-func (m *Manifest) CommittedSet() map[string]bool {
-	set := make(map[string]bool, len(m.CommittedWALTx))
-	for _, id := range m.CommittedWALTx {
-		set[id] = true
-	}
-	return set
 }
 
 // TotalRows is the sum of the files' row counts.
@@ -128,7 +107,7 @@ func (m *Manifest) TotalRows() int64 {
 // Validate checks the invariants a manifest must hold before it is written
 // and after it is read.
 func (m *Manifest) Validate() error {
-	if m.FormatVersion != FormatVersion {
+	if m.FormatVersion != FormatVersion && m.FormatVersion != 1 {
 		return fmt.Errorf("manifest v%d: unsupported format_version %d", m.Version, m.FormatVersion)
 	}
 	if m.Version < 1 {
@@ -140,8 +119,8 @@ func (m *Manifest) Validate() error {
 	if err := m.Schema.Validate(); err != nil {
 		return fmt.Errorf("manifest v%d: %w", m.Version, err)
 	}
-	if len(m.CommittedWALTx) > MaxTrackedWALTx {
-		return fmt.Errorf("manifest v%d: %d committed WAL tx ids, max %d", m.Version, len(m.CommittedWALTx), MaxTrackedWALTx)
+	if err := m.validateCommittedWAL(); err != nil {
+		return err
 	}
 	paths := make(map[string]bool, len(m.Files))
 	for i, f := range m.Files {

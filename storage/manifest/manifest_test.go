@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/google/uuid"
 	"strings"
 	"testing"
 
@@ -35,7 +36,7 @@ func next(m *manifest.Manifest) *manifest.Manifest {
 		Path: fmt.Sprintf("data/f%d.parquet", n.Version), Rows: 10, Bytes: 100, AddedVersion: n.Version,
 		Columns: []manifest.ColumnStats{{ID: 1, Min: json.RawMessage("1"), Max: json.RawMessage("10")}},
 	})
-	n.AppendCommittedWALTx(fmt.Sprintf("tx-%d", n.Version))
+	n.AddCommittedWALTx(manifest.MakeTxID(0xabc, uint64(n.Version)))
 	return n
 }
 
@@ -50,7 +51,7 @@ func TestWireFormat(t *testing.T) {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"format_version", "table_uuid", "version", "parent", "timestamp_ms", "schema", "files", "committed_wal_tx", "properties"} {
+	for _, k := range []string{"format_version", "table_uuid", "version", "parent", "timestamp_ms", "schema", "files", "committed_wal", "committed_wal_tx", "properties"} {
 		if _, ok := raw[k]; !ok {
 			t.Errorf("on-disk JSON lacks %q:\n%s", k, data)
 		}
@@ -78,11 +79,18 @@ func TestWireFormat(t *testing.T) {
 
 func TestValidateRejects(t *testing.T) {
 	cases := map[string]func(m *manifest.Manifest){
-		"format":    func(m *manifest.Manifest) { m.FormatVersion = 2 },
-		"parent":    func(m *manifest.Manifest) { m.Parent = 5 },
-		"dup path":  func(m *manifest.Manifest) { m.Files = append(m.Files, m.Files[0]) },
-		"future":    func(m *manifest.Manifest) { m.Files[0].AddedVersion = 99 },
-		"no schema": func(m *manifest.Manifest) { m.Schema = schema.Schema{} },
+		"format": func(m *manifest.Manifest) { m.FormatVersion = 3 },
+		"unsorted ranges": func(m *manifest.Manifest) {
+			m.CommittedWAL[0].Ranges = [][2]uint64{{5, 6}, {1, 2}}
+		},
+		"adjacent ranges": func(m *manifest.Manifest) {
+			m.CommittedWAL[0].Ranges = [][2]uint64{{1, 2}, {3, 4}}
+		},
+		"writer from the future": func(m *manifest.Manifest) { m.CommittedWAL[0].Version = 99 },
+		"parent":                 func(m *manifest.Manifest) { m.Parent = 5 },
+		"dup path":               func(m *manifest.Manifest) { m.Files = append(m.Files, m.Files[0]) },
+		"future":                 func(m *manifest.Manifest) { m.Files[0].AddedVersion = 99 },
+		"no schema":              func(m *manifest.Manifest) { m.Schema = schema.Schema{} },
 	}
 	for name, mut := range cases {
 		m := next(v1())
@@ -97,23 +105,94 @@ func TestValidateRejects(t *testing.T) {
 }
 
 func TestCommittedWALTx(t *testing.T) {
+	// Legacy (unstructured) ids: deduplicated, the newest 256 kept.
 	m := v1()
-	m.AppendCommittedWALTx("a", "b", "a")
-	m.AppendCommittedWALTx("b", "c")
-	if got := strings.Join(m.CommittedWALTx, ","); got != "a,b,c" {
-		t.Fatalf("dedup: %s", got)
-	}
-	if !m.HasAllWALTx([]string{"c", "a"}) || m.HasAllWALTx([]string{"a", "z"}) || !m.HasAllWALTx(nil) {
-		t.Fatal("HasAllWALTx")
+	legacy := func(i int) uuid.UUID { return uuid.NewSHA1(uuid.NameSpaceOID, []byte(fmt.Sprint(i))) }
+	m.AddCommittedWALTx(legacy(1), legacy(2), legacy(1))
+	m.AddCommittedWALTx(legacy(2), legacy(3))
+	if len(m.CommittedWALTx) != 3 || !m.Committed().Has(legacy(3)) || m.Committed().Has(legacy(4)) {
+		t.Fatalf("legacy dedup: %v", m.CommittedWALTx)
 	}
 	for i := 0; i < 300; i++ {
-		m.AppendCommittedWALTx(fmt.Sprintf("t%03d", i))
+		m.AddCommittedWALTx(legacy(1000 + i))
 	}
-	if len(m.CommittedWALTx) != manifest.MaxTrackedWALTx {
-		t.Fatalf("len %d", len(m.CommittedWALTx))
+	if len(m.CommittedWALTx) != manifest.MaxTrackedWALTx || m.CommittedWALTx[255] != legacy(1299).String() {
+		t.Fatalf("legacy window: len %d", len(m.CommittedWALTx))
 	}
-	if m.CommittedWALTx[0] != "t044" || m.CommittedWALTx[255] != "t299" {
-		t.Fatalf("must keep the newest, oldest first: %s .. %s", m.CommittedWALTx[0], m.CommittedWALTx[255])
+
+	// Structured ids: every id of every commit, however many, as ranges.
+	m = v1()
+	gen := manifest.NewTxIDGen()
+	var ids []uuid.UUID
+	for i := 0; i < 100_000; i++ {
+		ids = append(ids, gen.New())
+	}
+	m = m.Next()
+	m.AddCommittedWALTx(ids[:40_000]...)
+	m = m.Next()
+	// Out of order, with a gap (ids 60000..60009 never committed).
+	m.AddCommittedWALTx(ids[60_010:]...)
+	m.AddCommittedWALTx(ids[40_000:60_000]...)
+	set := m.Committed()
+	for i, id := range ids {
+		if want := i < 60_000 || i >= 60_010; set.Has(id) != want {
+			t.Fatalf("id %d: Has = %v, want %v", i, !want, want)
+		}
+	}
+	if len(m.CommittedWAL) != 1 || len(m.CommittedWAL[0].Ranges) != 2 {
+		t.Fatalf("ranges = %+v, want one writer with 2 ranges", m.CommittedWAL)
+	}
+	if set.Has(manifest.NewTxIDGen().New()) || set.Has(uuid.New()) {
+		t.Fatal("another writer's id or a random id reported committed")
+	}
+	data, err := manifest.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) > 2000 {
+		t.Fatalf("100,000 committed ids take %d bytes", len(data))
+	}
+	back, err := manifest.Unmarshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !back.Committed().Has(ids[99_999]) || back.Committed().Has(ids[60_005]) {
+		t.Fatal("round trip lost the ranges")
+	}
+
+	// Writers beyond MaxTrackedWALWriters: the least recently committing go.
+	first := ids[0]
+	for i := 0; i < manifest.MaxTrackedWALWriters; i++ {
+		m = m.Next()
+		m.AddCommittedWALTx(manifest.NewTxIDGen().New())
+	}
+	if len(m.CommittedWAL) != manifest.MaxTrackedWALWriters || m.Committed().Has(first) {
+		t.Fatalf("writers = %d; oldest writer kept = %v", len(m.CommittedWAL), m.Committed().Has(first))
+	}
+	if _, err := manifest.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReadsFormat1: manifests written before committed_wal stay readable.
+func TestReadsFormat1(t *testing.T) {
+	m := v1()
+	m.FormatVersion = 1
+	id := uuid.New()
+	m.CommittedWALTx = []string{id.String()}
+	data, err := manifest.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := manifest.Unmarshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !back.Committed().Has(id) {
+		t.Fatal("format-1 committed id lost")
+	}
+	if back.Next().FormatVersion != manifest.FormatVersion {
+		t.Fatal("the next version of a format-1 manifest must be written in the current format")
 	}
 }
 
@@ -122,9 +201,10 @@ func TestNextIsDeepCopy(t *testing.T) {
 	b := a.Next()
 	b.Files[0].Columns[0].NullCount = 7
 	b.Files[0].Path = "x"
-	b.AppendCommittedWALTx("new")
+	b.AddCommittedWALTx(manifest.MakeTxID(0xabc, 100), uuid.New())
 	b.Schema.Columns[0].Name = "changed"
-	if a.Files[0].Path == "x" || a.Files[0].Columns[0].NullCount == 7 || len(a.CommittedWALTx) != 1 || a.Schema.Columns[0].Name != "id" {
+	if a.Files[0].Path == "x" || a.Files[0].Columns[0].NullCount == 7 || len(a.CommittedWALTx) != 0 ||
+		len(a.CommittedWAL[0].Ranges) != 1 || a.Schema.Columns[0].Name != "id" {
 		t.Fatal("Next shares memory with its source")
 	}
 	if b.Version != 3 || b.Parent != 2 {
