@@ -140,7 +140,7 @@ func AppendBinary(buf []byte, oid uint32, typmod int32, v any) ([]byte, error) {
 		}
 		return binary.BigEndian.AppendUint64(buf, uint64(t)), nil
 	case OIDTimeTZ:
-		t, ok := v.(TimeTZ)
+		t, ok := toTimeTZ(v)
 		if !ok {
 			return buf, badValue(oid, v)
 		}

@@ -146,7 +146,7 @@ func AppendText(buf []byte, oid uint32, typmod int32, v any, s *Settings) ([]byt
 		}
 		return appendClock(buf, int64(t)), nil
 	case OIDTimeTZ:
-		t, ok := v.(TimeTZ)
+		t, ok := toTimeTZ(v)
 		if !ok {
 			return buf, badValue(oid, v)
 		}
@@ -290,6 +290,20 @@ func toTime(v any) (Time, bool) {
 		return Time(int64(h)*usPerHour + int64(m)*usPerMin + int64(s)*usPerSec + int64(x.Nanosecond()/1000)), true
 	}
 	return 0, false
+}
+
+// toTimeTZ accepts a time.Time too (DuckDB's TIMETZ): its wall clock and
+// its zone's offset.
+func toTimeTZ(v any) (TimeTZ, bool) {
+	switch x := v.(type) {
+	case TimeTZ:
+		return x, true
+	case time.Time:
+		t, _ := toTime(x)
+		_, off := x.Zone()
+		return TimeTZ{Micros: int64(t), Offset: int32(off)}, true
+	}
+	return TimeTZ{}, false
 }
 
 func toTimestamp(v any) (Timestamp, bool) {

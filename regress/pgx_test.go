@@ -37,6 +37,89 @@ var e2eChecks = []struct {
 	{"ConcurrentSessions", checkConcurrentSessions},
 	{"PreparedInsertFollowsCatalog", checkPreparedInsertFollowsCatalog},
 	{"Template0RefusesConnections", checkTemplate0},
+	{"ClockFunctions", checkClockFunctions},
+}
+
+// checkClockFunctions: now(), current_timestamp and transaction_timestamp()
+// are the transaction's start (constant in a block), statement_timestamp()
+// the statement's, clock_timestamp() the wall clock; the SQL value
+// functions run and are named as in PostgreSQL; column defaults and VALUES
+// items calling now() store each execution's own time, also through a
+// prepared INSERT (bsdb-pg caches their translation).
+func checkClockFunctions(t *testing.T, url string) {
+	ctx := testContext(t)
+	conn := connect(t, url)
+	rows, err := conn.Query(ctx, "SELECT current_timestamp, current_date, localtimestamp, localtime, current_time, now(), transaction_timestamp(), statement_timestamp(), clock_timestamp()")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range rows.FieldDescriptions() {
+		names = append(names, f.Name)
+	}
+	for rows.Next() {
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := "[current_timestamp current_date localtimestamp localtime current_time now transaction_timestamp statement_timestamp clock_timestamp]"
+	if fmt.Sprint(names) != want {
+		t.Errorf("column names %v, want %s", names, want)
+	}
+	mustExec(t, ctx, conn, "CREATE TABLE clk (id integer, ts timestamptz DEFAULT now(), d date DEFAULT current_date, n integer DEFAULT 7)")
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var t1, t2, st, ck time.Time
+	var same bool
+	if err := tx.QueryRow(ctx, "SELECT now()").Scan(&t1); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if err := tx.QueryRow(ctx, "SELECT now(), statement_timestamp(), clock_timestamp(), now() = current_timestamp AND now() = transaction_timestamp()").Scan(&t2, &st, &ck, &same); err != nil {
+		t.Fatal(err)
+	}
+	if !t2.Equal(t1) || !same {
+		t.Errorf("now() moved inside a transaction: %v then %v (now = current_timestamp = transaction_timestamp: %v)", t1, t2, same)
+	}
+	if st.Sub(t1) < 40*time.Millisecond || ck.Before(st) {
+		t.Errorf("statement_timestamp %v and clock_timestamp %v after a transaction that started at %v", st, ck, t1)
+	}
+	if _, err := tx.Exec(ctx, "INSERT INTO clk (id) VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "INSERT INTO clk VALUES (2, now(), DEFAULT, DEFAULT)"); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := tx.QueryRow(ctx, "SELECT count(*) FROM clk WHERE ts = now() AND d = current_date AND n = 7").Scan(&n); err != nil || n != 2 {
+		t.Errorf("rows stamped with the transaction's now(): %d (%v), want 2", n, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"INSERT INTO clk (id) VALUES ($1)", "INSERT INTO clk VALUES ($1, now())", "INSERT INTO clk VALUES ($1, current_timestamp, current_date)"} {
+		if _, err := conn.Prepare(ctx, "clk_ins", q); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 2; i++ {
+			mustExec(t, ctx, conn, "clk_ins", 10+i)
+			time.Sleep(20 * time.Millisecond)
+		}
+		var distinct int
+		var later bool
+		if err := conn.QueryRow(ctx, "SELECT count(DISTINCT ts), max(ts) FILTER (WHERE id = 11) > max(ts) FILTER (WHERE id = 10) FROM clk WHERE id >= 10").Scan(&distinct, &later); err != nil {
+			t.Fatal(err)
+		}
+		if distinct != 2 || !later {
+			t.Errorf("%s executed twice 20 ms apart: %d distinct timestamps (second later: %v), want 2", q, distinct, later)
+		}
+		if err := conn.Deallocate(ctx, "clk_ins"); err != nil {
+			t.Fatal(err)
+		}
+		mustExec(t, ctx, conn, "TRUNCATE clk")
+	}
 }
 
 // checkTemplate0: template0 is listed in pg_database but refuses

@@ -211,6 +211,7 @@ func (s *session) Bind(ctx context.Context, stmt pgwire.Statement, portalName st
 	if err := s.checkFailed(ps.st); err != nil {
 		return nil, err
 	}
+	s.stmtStart = time.Now()
 	args := make([]any, len(params))
 	for i, raw := range params {
 		if raw == nil {

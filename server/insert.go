@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -216,9 +217,16 @@ func (p *insertPlan) directBatches() ([]arrow.RecordBatch, int64, error) {
 	cols := p.t.Schema.Columns
 	bb := newBatchBuilder(p.t.Schema, p.t.T.ArrowSchema(), 0)
 	row := make([]any, len(cols))
+	var txStart, stmtStart time.Time
 	for _, dr := range p.ins.Direct {
 		for i, dv := range dr {
 			v := dv.Value
+			if dv.Clock != bsql.ClockNone {
+				if txStart.IsZero() {
+					txStart, stmtStart = p.b.ClockTimes()
+				}
+				_, v = bsql.ClockValue(dv.Clock, dv.Prec, txStart, stmtStart, &p.s.set.types)
+			}
 			if dv.Param > 0 {
 				v = nil
 				if dv.Param <= len(p.canon) {

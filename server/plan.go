@@ -117,7 +117,7 @@ func (s *session) planTyped(ctx context.Context, st *bsql.Statement, params []an
 		return tagOnly("BEGIN", func(ctx context.Context) error {
 			switch {
 			case s.tx == nil:
-				s.tx = &txState{}
+				s.tx = &txState{start: s.statementStart()}
 			case s.tx.implicit:
 				s.tx.implicit = false // BEGIN turns the implicit transaction into a block
 			default:

@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"strings"
+	"time"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
@@ -18,6 +19,16 @@ import (
 
 // binder resolves table names for the translator, binding each table to a
 // snapshot that the statement holds until it is done.
+// ClockTimes implements bsql.Clock: the start of the session's transaction
+// (of the statement outside a block) and of the statement.
+func (b *binder) ClockTimes() (txStart, stmtStart time.Time) {
+	stmt := b.s.statementStart()
+	if b.s.tx != nil && !b.s.tx.start.IsZero() && b.s.tx.start.Before(stmt) {
+		return b.s.tx.start, stmt
+	}
+	return stmt, stmt
+}
+
 type binder struct {
 	s      *session
 	ctx    context.Context

@@ -105,14 +105,16 @@ func (b *Backend) NewSession(ctx context.Context, info pgwire.StartupInfo) (pgwi
 
 // session is one client connection's SQL state.
 type session struct {
-	b    *Backend
-	eng  *planner.Engine
-	info pgwire.StartupInfo
-	db   string
-	user string
-	conn *sql.Conn
-	set  *settings
-	tx   *txState
+	// stmtStart is when the current statement started (statement_timestamp).
+	stmtStart time.Time
+	b         *Backend
+	eng       *planner.Engine
+	info      pgwire.StartupInfo
+	db        string
+	user      string
+	conn      *sql.Conn
+	set       *settings
+	tx        *txState
 	// notices queued by the running statement, sent before its completion.
 	notices []*pgerr.Error
 	// pgcat: system catalog state of the connection (pgcatalog.go).
@@ -249,6 +251,7 @@ func (s *session) runStatement(ctx context.Context, st *bsql.Statement, params [
 	}
 	s.settleCursors(ctx)
 	s.fx.stmt++
+	s.stmtStart = time.Now()
 	s.takeFuncError()
 	ctx, cancel := s.withTimeout(ctx)
 	defer cancel()
@@ -350,4 +353,12 @@ func recoverPanic(err *error, log *slog.Logger) {
 		log.Error("panic in session", "panic", r, "stack", string(debug.Stack()))
 		*err = pgerr.New(pgerr.InternalError, "internal error: %v", r)
 	}
+}
+
+// statementStart is the current statement's start (now, before any).
+func (s *session) statementStart() time.Time {
+	if s.stmtStart.IsZero() {
+		return time.Now()
+	}
+	return s.stmtStart
 }

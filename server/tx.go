@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -14,6 +15,8 @@ import (
 // implicit one PostgreSQL wraps around a multi-statement Query message or
 // the messages up to a Sync of the extended protocol.
 type txState struct {
+	// start is the transaction's start: now() and current_timestamp.
+	start    time.Time
 	failed   bool
 	implicit bool
 	writes   []*tableWrites // in first-write order
@@ -141,7 +144,7 @@ func (s *session) rollback() {
 // or of an extended-protocol batch, unless a transaction is open.
 func (s *session) beginImplicit() {
 	if s.tx == nil {
-		s.tx = &txState{implicit: true}
+		s.tx = &txState{implicit: true, start: s.statementStart()}
 	}
 }
 

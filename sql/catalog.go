@@ -68,6 +68,10 @@ type Query struct {
 	// Inlined: the parameter values given to TranslateQueryArgs are spelled
 	// into SQL as literals; run it without arguments.
 	Inlined bool
+	// UsesClock: the SQL spells the session clock's values (now(),
+	// current_date...) as literals; it must not be reused by a later
+	// execution.
+	UsesClock bool
 }
 
 // ResultColumn is a result column.

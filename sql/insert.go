@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
@@ -48,6 +49,10 @@ var alwaysSource = false
 type DirectValue struct {
 	Param int
 	Value any
+	// Clock, when set, is a clock function (now(), current_date...) whose
+	// value at execution (ClockValue) is the value, at precision Prec.
+	Clock ClockFunc
+	Prec  int32
 }
 
 // ReturningRelation is the relation name Insert.Returning reads.
@@ -131,7 +136,7 @@ func TranslateInsert(stmt *pg_query.Node, cat Catalog, declaredParams []uint32) 
 				return nil, err
 			}
 		}
-		if src, err = buildInsertSource(ti, out.Columns, srcSQL); err != nil {
+		if src, err = buildInsertSource(ti, out.Columns, srcSQL, cat); err != nil {
 			return nil, err
 		}
 	}
@@ -244,12 +249,13 @@ func defaultExpr(col ColumnInfo) (*pg_query.Node, error) {
 // deparseFinal casts parameters and deparses with table substitution.
 func (tr *translator) deparseFinal(n *pg_query.Node) (string, error) {
 	tr.castParams()
+	tr.rewriteClock(n)
 	return tr.deparse(n)
 }
 
 // buildInsertSource wraps the user's source so that it yields every table
 // column in table order, cast and checked.
-func buildInsertSource(ti *TableInfo, targets []int, srcSQL string) (string, error) {
+func buildInsertSource(ti *TableInfo, targets []int, srcSQL string, cat Catalog) (string, error) {
 	pos := map[int]int{} // table column -> source column
 	for si, tc := range targets {
 		pos[tc] = si
@@ -264,7 +270,7 @@ func buildInsertSource(ti *TableInfo, targets []int, srcSQL string) (string, err
 		if si, ok := pos[i]; ok {
 			val = fmt.Sprintf("__bsdb_src.c%d", si+1)
 		} else {
-			d, err := defaultSQL(c)
+			d, err := defaultSQL(c, cat)
 			if err != nil {
 				return "", err
 			}
@@ -312,7 +318,7 @@ func buildInsertSource(ti *TableInfo, targets []int, srcSQL string) (string, err
 }
 
 // defaultSQL returns the DuckDB text of a column default (NULL if none).
-func defaultSQL(c ColumnInfo) (string, error) {
+func defaultSQL(c ColumnInfo, cat Catalog) (string, error) {
 	if c.Default == "" {
 		return "NULL", nil
 	}
@@ -320,7 +326,7 @@ func defaultSQL(c ColumnInfo) (string, error) {
 	if err != nil || len(res.Stmts) != 1 {
 		return "", pgerr.New(pgerr.InternalError, "invalid default expression for column \"%s\": %s", c.Name, c.Default)
 	}
-	q, err := TranslateQuery(res.Stmts[0].Stmt, nil, nil)
+	q, err := TranslateQuery(res.Stmts[0].Stmt, clockOnly{cat}, nil)
 	if err != nil {
 		return "", err
 	}
@@ -400,7 +406,10 @@ func (tr *translator) noteDirect(it *pg_query.Node, col ColumnInfo, i int) {
 // direct.
 func (tr *translator) directItem(it *pg_query.Node, col ColumnInfo) (DirectValue, bool) {
 	if it.GetSetToDefault() != nil {
-		return DirectValue{}, col.Default == ""
+		return tr.directDefault(col)
+	}
+	if f, prec := clockFunc(it); f != ClockNone {
+		return DirectValue{Clock: f, Prec: prec}, clockType(f) == col.TypeOID && col.TypeMod < 0
 	}
 	if p := it.GetParamRef(); p != nil {
 		return DirectValue{Param: int(p.Number)}, p.Number >= 1
@@ -448,6 +457,12 @@ func (tr *translator) directItem(it *pg_query.Node, col ColumnInfo) (DirectValue
 	if err != nil {
 		return DirectValue{}, false
 	}
+	switch val {
+	case pgtypes.TimestampInfinity, pgtypes.TimestampNegInfinity, pgtypes.TimestampTZInfinity, pgtypes.TimestampTZNegInf:
+		// The Arrow form of ±infinity is DuckDB's: the query engine's
+		// path stores it (known gap of the planner's appender).
+		return DirectValue{}, false
+	}
 	return DirectValue{Value: val}, true
 }
 
@@ -472,9 +487,14 @@ func (tr *translator) directRows(ti *TableInfo, targets []int) [][]DirectValue {
 	for si, tc := range targets {
 		pos[tc] = si
 	}
+	defaults := map[int]DirectValue{}
 	for i, c := range ti.Columns {
 		if pos[i] < 0 && c.Default != "" {
-			return nil
+			dv, ok := tr.directDefault(c)
+			if !ok {
+				return nil
+			}
+			defaults[i] = dv
 		}
 	}
 	out := make([][]DirectValue, len(d.rows))
@@ -486,9 +506,51 @@ func (tr *translator) directRows(ti *TableInfo, targets []int) [][]DirectValue {
 		for i := range row {
 			if pos[i] >= 0 {
 				row[i] = src[pos[i]]
+			} else if dv, ok := defaults[i]; ok {
+				row[i] = dv
 			}
 		}
 		out[r] = row
 	}
 	return out
+}
+
+// directDefault is the DirectValue of col's default when it needs no
+// expression evaluation: none (NULL), a constant, or a clock function of
+// exactly the column's type (created_at timestamptz DEFAULT now()).
+func (tr *translator) directDefault(col ColumnInfo) (DirectValue, bool) {
+	if col.Default == "" {
+		return DirectValue{}, true
+	}
+	d, err := defaultExpr(col)
+	if err != nil {
+		return DirectValue{}, false
+	}
+	if d.GetSetToDefault() != nil || d.GetParamRef() != nil {
+		return DirectValue{}, false
+	}
+	return tr.directItem(d, col)
+}
+
+// clockOnly passes a catalog's Clock and settings, nothing else (column
+// defaults name no tables).
+type clockOnly struct{ cat Catalog }
+
+func (c clockOnly) LookupTable(schema, name string) (*TableInfo, error) {
+	return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot use table references in a column default")
+}
+
+func (c clockOnly) ClockTimes() (time.Time, time.Time) {
+	if k, ok := c.cat.(Clock); ok {
+		return k.ClockTimes()
+	}
+	now := time.Now()
+	return now, now
+}
+
+func (c clockOnly) TypeSettings() *pgtypes.Settings {
+	if ss, ok := c.cat.(SettingsSource); ok {
+		return ss.TypeSettings()
+	}
+	return nil
 }

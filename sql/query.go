@@ -120,11 +120,12 @@ func (tr *translator) finish(n *pg_query.Node, cols []colInfo) (*Query, error) {
 	if !inlined {
 		tr.castParams()
 	}
+	usesClock := tr.rewriteClock(n)
 	text, err := tr.deparse(n)
 	if err != nil {
 		return nil, err
 	}
-	q := &Query{SQL: text, ParamOIDs: tr.paramOIDs(), Inlined: inlined}
+	q := &Query{SQL: text, ParamOIDs: tr.paramOIDs(), Inlined: inlined, UsesClock: usesClock}
 	if cols != nil {
 		q.Columns = make([]ResultColumn, len(cols))
 		for i, c := range cols {
