@@ -202,16 +202,7 @@ func appendValue(b array.Builder, c *schema.Column, v any) error {
 		if !ok {
 			return convErr(c, v)
 		}
-		var days int32
-		switch d {
-		case pgtypes.DateInfinity:
-			days = math.MaxInt32
-		case pgtypes.DateNegInfinity:
-			days = math.MinInt32
-		default:
-			days = int32(d) + unixDaysAt2000
-		}
-		b.(*array.Date32Builder).Append(arrow.Date32(days))
+		b.(*array.Date32Builder).Append(arrowDate(d))
 	case schema.KindTime:
 		t, ok := v.(pgtypes.Time)
 		if !ok {
@@ -263,9 +254,16 @@ func appendValue(b array.Builder, c *schema.Column, v any) error {
 	return nil
 }
 
+// shiftTS maps a PostgreSQL timestamp (microseconds since 2000) to Arrow's
+// (since 1970), the infinities to DuckDB's: ±(2^63-1). DuckDB reads any
+// other extreme value as a finite instant (it printed -infinity as a year
+// 294247 and sorted it apart from DuckDB's own).
 func shiftTS(pg int64) int64 {
-	if pg == math.MaxInt64 || pg == math.MinInt64 {
-		return pg
+	switch pg {
+	case math.MaxInt64:
+		return math.MaxInt64
+	case math.MinInt64:
+		return -math.MaxInt64
 	}
 	return pg + unixMicrosAt2000
 }

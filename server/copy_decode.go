@@ -319,14 +319,14 @@ func (d *copyDecoder) appendBinary(c *copyColumn, b array.Builder, f []byte) err
 	return nil
 }
 
-// arrowDate is appendValue's date mapping (days since 1970, infinities kept
-// as the extreme int32 values).
+// arrowDate maps a PostgreSQL date to Arrow's (days since 1970), the
+// infinities to DuckDB's: ±(2^31-1).
 func arrowDate(d pgtypes.Date) arrow.Date32 {
 	switch d {
 	case pgtypes.DateInfinity:
 		return arrow.Date32(math.MaxInt32)
 	case pgtypes.DateNegInfinity:
-		return arrow.Date32(math.MinInt32)
+		return arrow.Date32(-math.MaxInt32)
 	}
 	return arrow.Date32(int32(d) + unixDaysAt2000)
 }

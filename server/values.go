@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"time"
 
@@ -55,6 +56,9 @@ func fromDuck(oid uint32, v any) (any, error) {
 	case *duckdb.UUID:
 		return [16]byte(*x), nil
 	case time.Time:
+		if inf := duckInfinity(oid, x); inf != nil {
+			return inf, nil
+		}
 		switch oid {
 		case pgtypes.OIDDate:
 			return pgtypes.DateFromTime(x), nil
@@ -258,4 +262,44 @@ func appendBinaryArray(buf []byte, elem uint32, typmod int32, vals []any) ([]byt
 		buf[at], buf[at+1], buf[at+2], buf[at+3] = byte(n>>24), byte(n>>16), byte(n>>8), byte(n)
 	}
 	return buf, nil
+}
+
+// duckInfinity returns the PostgreSQL infinity of a date or timestamp that
+// DuckDB's driver hands over as a time.Time at DuckDB's infinity (±(2^31-1)
+// days, ±(2^63-1) microseconds from 1970; the minimum values too, as
+// written before shiftTS and arrowDate mapped to DuckDB's), else nil.
+func duckInfinity(oid uint32, x time.Time) any {
+	switch oid {
+	case pgtypes.OIDDate:
+		sec := x.Unix()
+		days := sec / 86400
+		if sec < 0 && sec%86400 != 0 {
+			days--
+		}
+		switch days {
+		case math.MaxInt32:
+			return pgtypes.DateInfinity
+		case -math.MaxInt32, math.MinInt32:
+			return pgtypes.DateNegInfinity
+		}
+	case pgtypes.OIDTimestamp, pgtypes.OIDTimestampTZ:
+		sign := 0
+		switch x.UnixMicro() {
+		case math.MaxInt64:
+			sign = 1
+		case -math.MaxInt64, math.MinInt64:
+			sign = -1
+		}
+		switch {
+		case sign > 0 && oid == pgtypes.OIDTimestamp:
+			return pgtypes.TimestampInfinity
+		case sign < 0 && oid == pgtypes.OIDTimestamp:
+			return pgtypes.TimestampNegInfinity
+		case sign > 0:
+			return pgtypes.TimestampTZInfinity
+		case sign < 0:
+			return pgtypes.TimestampTZNegInf
+		}
+	}
+	return nil
 }

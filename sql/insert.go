@@ -457,12 +457,6 @@ func (tr *translator) directItem(it *pg_query.Node, col ColumnInfo) (DirectValue
 	if err != nil {
 		return DirectValue{}, false
 	}
-	switch val {
-	case pgtypes.TimestampInfinity, pgtypes.TimestampNegInfinity, pgtypes.TimestampTZInfinity, pgtypes.TimestampTZNegInf:
-		// The Arrow form of ±infinity is DuckDB's: the query engine's
-		// path stores it (known gap of the planner's appender).
-		return DirectValue{}, false
-	}
 	return DirectValue{Value: val}, true
 }
 
