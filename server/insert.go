@@ -225,7 +225,7 @@ func (p *insertPlan) directBatches() ([]arrow.RecordBatch, int64, error) {
 				if txStart.IsZero() {
 					txStart, stmtStart = p.b.ClockTimes()
 				}
-				_, v = bsql.ClockValue(dv.Clock, dv.Prec, txStart, stmtStart, &p.s.set.types)
+				v = bsql.ClockValue(dv.Clock, dv.Prec, txStart, stmtStart, &p.s.set.types)
 			}
 			if dv.Param > 0 {
 				v = nil

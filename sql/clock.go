@@ -90,7 +90,7 @@ func clockType(f ClockFunc) uint32 {
 
 // ClockValue is the canonical pgtypes value of f (precision prec, -1 for
 // full) at the given instants, in the settings' TimeZone.
-func ClockValue(f ClockFunc, prec int32, txStart, stmtStart time.Time, ts *pgtypes.Settings) (uint32, any) {
+func ClockValue(f ClockFunc, prec int32, txStart, stmtStart time.Time, ts *pgtypes.Settings) any {
 	t := txStart
 	switch f {
 	case ClockStmt:
@@ -112,18 +112,18 @@ func ClockValue(f ClockFunc, prec int32, txStart, stmtStart time.Time, ts *pgtyp
 	local := t.In(loc)
 	switch f {
 	case ClockDate:
-		return OIDDate, pgtypes.DateFromTime(local)
+		return pgtypes.DateFromTime(local)
 	case ClockLocalTimestamp:
-		return OIDTimestamp, pgtypes.TimestampFromTime(local)
+		return pgtypes.TimestampFromTime(local)
 	case ClockLocalTime:
 		h, m, s := local.Clock()
-		return OIDTime, pgtypes.Time(int64(h)*3600e6 + int64(m)*60e6 + int64(s)*1e6 + int64(local.Nanosecond()/1000))
+		return pgtypes.Time(int64(h)*3600e6 + int64(m)*60e6 + int64(s)*1e6 + int64(local.Nanosecond()/1000))
 	case ClockTimeTZ:
 		h, m, s := local.Clock()
 		_, off := local.Zone()
-		return OIDTimetz, pgtypes.TimeTZ{Micros: int64(h)*3600e6 + int64(m)*60e6 + int64(s)*1e6 + int64(local.Nanosecond()/1000), Offset: int32(off)}
+		return pgtypes.TimeTZ{Micros: int64(h)*3600e6 + int64(m)*60e6 + int64(s)*1e6 + int64(local.Nanosecond()/1000), Offset: int32(off)}
 	}
-	return OIDTimestamptz, pgtypes.TimestampTZFromTime(t)
+	return pgtypes.TimestampTZFromTime(t)
 }
 
 // clockTimes returns the session's transaction and statement start.
@@ -152,16 +152,8 @@ func (tr *translator) rewriteClock(n *pg_query.Node) (used bool) {
 			tx, stmt = tr.clockTimes()
 			used = true
 		}
-		oid, val := ClockValue(f, prec, tx, stmt, tr.typeSettings())
-		var lit *pg_query.Node
-		var ok bool
-		if tz, isTZ := val.(pgtypes.TimeTZ); isTZ {
-			b, _ := pgtypes.AppendText(nil, OIDTimetz, -1, tz, literalSettings)
-			lit = pg_query.MakeAConstStrNode(string(b), -1)
-			ok = castTo(lit, typ{OIDTimetz, -1}) == nil
-		} else {
-			lit, ok, _ = duckLiteral(typ{oid, -1}, val)
-		}
+		val := ClockValue(f, prec, tx, stmt, tr.typeSettings())
+		lit, ok, _ := duckLiteral(typ{clockType(f), -1}, val)
 		if ok && lit != nil {
 			c.Node = lit.Node
 		}

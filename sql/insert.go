@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
@@ -326,7 +325,9 @@ func defaultSQL(c ColumnInfo, cat Catalog) (string, error) {
 	if err != nil || len(res.Stmts) != 1 {
 		return "", pgerr.New(pgerr.InternalError, "invalid default expression for column \"%s\": %s", c.Name, c.Default)
 	}
-	q, err := TranslateQuery(res.Stmts[0].Stmt, clockOnly{cat}, nil)
+	// The catalog gives the session's clock and settings (a default names
+	// no table).
+	q, err := TranslateQuery(res.Stmts[0].Stmt, cat, nil)
 	if err != nil {
 		return "", err
 	}
@@ -524,27 +525,4 @@ func (tr *translator) directDefault(col ColumnInfo) (DirectValue, bool) {
 		return DirectValue{}, false
 	}
 	return tr.directItem(d, col)
-}
-
-// clockOnly passes a catalog's Clock and settings, nothing else (column
-// defaults name no tables).
-type clockOnly struct{ cat Catalog }
-
-func (c clockOnly) LookupTable(schema, name string) (*TableInfo, error) {
-	return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot use table references in a column default")
-}
-
-func (c clockOnly) ClockTimes() (time.Time, time.Time) {
-	if k, ok := c.cat.(Clock); ok {
-		return k.ClockTimes()
-	}
-	now := time.Now()
-	return now, now
-}
-
-func (c clockOnly) TypeSettings() *pgtypes.Settings {
-	if ss, ok := c.cat.(SettingsSource); ok {
-		return ss.TypeSettings()
-	}
-	return nil
 }

@@ -181,7 +181,7 @@ func duckLiteral(t typ, val any) (*pg_query.Node, bool, error) {
 			strconv.FormatInt(v.Micros, 10)+" microseconds", OIDInterval, -1)
 	case string:
 		return str(v, t.oid, -1)
-	case pgtypes.Date, pgtypes.Time, pgtypes.Timestamp, pgtypes.TimestampTZ, [16]byte:
+	case pgtypes.Date, pgtypes.Time, pgtypes.TimeTZ, pgtypes.Timestamp, pgtypes.TimestampTZ, [16]byte:
 		b, err := pgtypes.AppendText(nil, t.oid, -1, v, literalSettings)
 		if err != nil {
 			return nil, false, err
