@@ -9,7 +9,6 @@ package regress
 // (sql.Insert.Direct); mixed ones by DuckDB: both must be PostgreSQL's.
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -168,5 +167,4 @@ func TestInsertValuesDifferential(t *testing.T) {
 	if bad == 0 {
 		t.Logf("%d outcomes identical to PostgreSQL's", n)
 	}
-	_ = context.Background
 }
