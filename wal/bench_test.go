@@ -20,9 +20,13 @@ import (
 //
 //	go test ./wal -run '^$' -bench AppendSync -benchtime 2s
 func BenchmarkAppendSync(b *testing.B) {
-	for _, writers := range []int{1, 8, 64} {
-		b.Run(fmt.Sprintf("writers=%d", writers), func(b *testing.B) {
-			w, _, err := Open(Options{Dir: b.TempDir(), Schema: testSchema}, nil)
+	for _, c := range []struct {
+		writers  int
+		prealloc int64
+	}{{1, 0}, {1, -1}, {8, 0}, {8, -1}, {64, 0}, {64, -1}} {
+		writers := c.writers
+		b.Run(fmt.Sprintf("writers=%d/prealloc=%v", writers, c.prealloc >= 0), func(b *testing.B) {
+			w, _, err := Open(Options{Dir: b.TempDir(), Schema: testSchema, Preallocate: c.prealloc}, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -59,8 +59,10 @@ type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
+// memOpts preallocates 8 KiB at a time: MemFS copies a whole file per
+// sync, and a small reservation makes the WAL extend it often.
 func memOpts(t testing.TB, fs vfs.FS) Options {
-	return Options{Dir: "/wal", FS: fs, Schema: testSchema, Logger: testLogger(t)}
+	return Options{Dir: "/wal", FS: fs, Schema: testSchema, Logger: testLogger(t), Preallocate: 8 << 10}
 }
 
 func mustOpen(t testing.TB, opts Options, committed func(uuid.UUID) bool) (*WAL, []Record) {

@@ -49,6 +49,7 @@ const (
 	DefaultSyncBatchSize = 10
 	DefaultSyncInterval  = 100 * time.Millisecond
 	DefaultCompactBytes  = 64 << 20
+	DefaultPreallocate   = 16 << 20
 	// slowSync is the fdatasync latency above which a warning is logged.
 	slowSync = time.Second
 )
@@ -65,6 +66,15 @@ type Options struct {
 	// CompactBytes: a recovered segment larger than this is rewritten with
 	// only its uncommitted transactions.
 	CompactBytes int64
+	// Preallocate reserves this many bytes (fallocate) when a segment is
+	// created and again whenever appends reach the end of the reservation,
+	// so that appends overwrite allocated space and the fdatasync of a
+	// commit carries no file-size change (a metadata journal commit): the
+	// same reason PostgreSQL preallocates its 16 MB WAL segments. Sealing
+	// truncates a segment to its stream. 0 = DefaultPreallocate, negative
+	// = off. Recovery reads the zeros after the last frame as the end of
+	// the segment (see reader.go for torn writes into allocated space).
+	Preallocate int64
 	// UnsafeNoSync skips every fdatasync and directory sync: acknowledged
 	// data can be lost by a crash. For tests only.
 	UnsafeNoSync bool
@@ -83,6 +93,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.FS == nil {
 		o.FS = vfs.Default
+	}
+	if o.Preallocate == 0 {
+		o.Preallocate = DefaultPreallocate
 	}
 	if o.SyncBatchSize <= 0 {
 		o.SyncBatchSize = DefaultSyncBatchSize

@@ -73,12 +73,56 @@ func corrupt(seg string, off int64, class error, format string, args ...any) *Co
 }
 
 func allZero(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b) != 0 {
+			return false
+		}
+		b = b[8:]
+	}
 	for _, c := range b {
 		if c != 0 {
 			return false
 		}
 	}
 	return true
+}
+
+// Torn writes into preallocated space. A segment is appended to in place
+// of zeros (fallocate'd or never written), and a crash can persist some of
+// the last write's sectors and not others, in any order. A sector that was
+// not persisted reads as zeros. So a frame that fails verification, or a
+// frame boundary that reads as zeros with data after it, is a torn write
+// when it shows such an unwritten sector: then no fdatasync completed after
+// it was written (one would have persisted it), nothing from there on was
+// acknowledged, and the segment ends there, like PostgreSQL's "invalid
+// record ends the WAL". Without that evidence, or in a sealed segment (its
+// end-of-stream marker was written and synced after every frame), the
+// damage is corruption and is reported.
+const sectorSize = 512
+
+// unwrittenIn reports whether a sector overlapping [lo, hi) reads as zeros
+// from max(lo, its start) to its end (at least 8 bytes): the part of the
+// sector this frame wrote, and all after it, was not persisted.
+func unwrittenIn(data []byte, lo, hi int64) bool {
+	n := int64(len(data))
+	for s := lo &^ (sectorSize - 1); s < hi && s < n; s += sectorSize {
+		from, to := max(s, lo), min(s+sectorSize, n)
+		if to-from >= 8 && allZero(data[from:to]) {
+			return true
+		}
+	}
+	return false
+}
+
+// endsSealed reports whether the last non-zero bytes of data are an
+// end-of-stream marker at a frame boundary (8-byte aligned).
+func endsSealed(data []byte) bool {
+	i := len(data) - 1
+	for i >= 0 && data[i] == 0 {
+		i--
+	}
+	p := i - 3
+	return p >= 0 && p%frameAlign == 0 && p+8 <= len(data) && bytes.Equal(data[p:p+8], eosMarker)
 }
 
 // readSegment parses a whole segment. It returns every complete, verified
@@ -117,8 +161,14 @@ func readSegmentFrom(name string, data []byte, m *mapping) (*segmentContents, er
 			recFrames = append(recFrames, i+1)
 		}
 	}
+	// A frame failing verification that shows an unwritten sector, in a
+	// segment not sealed, is a torn write (see unwrittenIn).
+	sealed := tail == tailEOS || endsSealed(data)
+	tornWrite := func(i int) bool {
+		return !sealed && unwrittenIn(data, frames[i].off, frames[i].end)
+	}
 	validEnd := frames[len(frames)-1].end
-	err := decodeFrames(name, data[:validEnd], m, frames, recFrames, isLast, c)
+	err := decodeFrames(name, data[:validEnd], m, frames, recFrames, isLast, tornWrite, c)
 	// The mapping object holds a count of the mapping until here: data is
 	// read until decodeFrames returns (see mmap.go).
 	runtime.KeepAlive(m)
@@ -153,6 +203,9 @@ func scanFrames(name string, data []byte) (frames []frame, tail tailKind, tailOf
 			if cont == 0 && allZero(rem) {
 				return frames, tailZero, off, "", nil
 			}
+			if cont == 0 && unwrittenIn(data, off, off+8) && !endsSealed(data) {
+				return frames, tailTorn, off, fmt.Sprintf("unwritten sector at a frame boundary; %d bytes after it dropped", n-off), nil
+			}
 			return nil, 0, 0, "", corrupt(name, off, ErrBadMagic, "0x%08x", cont)
 		}
 		mlen := int64(int32(le.Uint32(rem[4:])))
@@ -175,6 +228,9 @@ func scanFrames(name string, data []byte) (frames []frame, tail tailKind, tailOf
 		if !ok || typ < msgSchema || typ > msgRecordBatch {
 			if allZero(rem[8+mlen:]) {
 				return frames, tailTorn, off, "undecodable final message", nil
+			}
+			if unwrittenIn(data, off, off+8+mlen) && !endsSealed(data) {
+				return frames, tailTorn, off, fmt.Sprintf("undecodable message with an unwritten sector; %d bytes from it dropped", n-off), nil
 			}
 			return nil, 0, 0, "", corrupt(name, off, ErrBadFrame, "undecodable message metadata")
 		}
@@ -228,7 +284,7 @@ func torn(name string, data []byte, frames []frame, off int64, why string) ([]fr
 // chunks; the results are merged in frame order, so the outcome (batches,
 // and the first failing frame with its error) is the one a sequential
 // decode gives.
-func decodeFrames(name string, data []byte, m *mapping, frames []frame, recFrames []int, isLast func(int) bool, c *segmentContents) error {
+func decodeFrames(name string, data []byte, m *mapping, frames []frame, recFrames []int, isLast, tornWrite func(int) bool, c *segmentContents) error {
 	chunks := decodeChunks(frames, recFrames)
 	results := make([]chunkResult, len(chunks))
 	workers := min(runtime.GOMAXPROCS(0), len(chunks))
@@ -286,6 +342,10 @@ func decodeFrames(name string, data []byte, m *mapping, frames []frame, recFrame
 			continue
 		}
 		switch {
+		case tornWrite(r.frame):
+			c.tail, c.tailOff = tailTorn, frames[r.frame].off
+			c.reason = fmt.Sprintf("torn write (unwritten sector) in a frame that fails verification (%v); %d bytes from it dropped", r.err, int64(len(data))-frames[r.frame].off)
+			err = errStop
 		case r.checksum:
 			err = corrupt(name, frames[r.frame].off, ErrChecksum, "%v", r.err)
 		case r.hard:

@@ -49,6 +49,8 @@ func (w *WAL) sealLocked(s *segment) error {
 			err = fmt.Errorf("wal: seal %s: finish stream: %w", s.name, cerr)
 		} else if werr := s.writeLocked(s.buf.Bytes()); werr != nil {
 			err = fmt.Errorf("wal: seal: %w", werr)
+		} else if terr := s.trimLocked(); terr != nil {
+			err = fmt.Errorf("wal: seal: %w", terr)
 		} else if serr := s.waitSynced(s.size); serr != nil {
 			err = fmt.Errorf("wal: seal: %w", serr)
 		}

@@ -43,6 +43,7 @@ type segment struct {
 	w      *ipc.Writer
 	buf    bytes.Buffer
 	size   int64
+	alloc  int64 // bytes reserved by Allocate; 0 = not preallocating
 	txs    map[uuid.UUID]struct{}
 	failed error // a write or encode failed: no further appends
 
@@ -66,6 +67,14 @@ func newSegment(w *WAL, name, path string, lock io.Closer, f vfs.File) *segment 
 // writeLocked writes p at the end of the segment.
 // REQUIRES: WAL.mu held.
 func (s *segment) writeLocked(p []byte) error {
+	if s.alloc > 0 && s.size+int64(len(p)) > s.alloc {
+		want := s.size + int64(len(p)) + s.wal.opts.Preallocate
+		if err := vfs.Allocate(s.f, want); err != nil {
+			s.failed = fmt.Errorf("%w: preallocate %s to %d bytes: %v", ErrSegmentFailed, s.name, want, err)
+			return s.failed
+		}
+		s.alloc = want
+	}
 	n, err := s.f.Write(p)
 	s.size += int64(n)
 	s.written.Store(s.size)
@@ -147,4 +156,19 @@ func (s *segment) close() error {
 	s.cond.Broadcast()
 	s.smu.Unlock()
 	return s.f.Close()
+}
+
+// trimLocked gives back the preallocated space after the stream (before
+// the seal's fdatasync, which makes the new size durable with the data).
+// REQUIRES: WAL.mu held.
+func (s *segment) trimLocked() error {
+	if s.alloc <= s.size {
+		return nil
+	}
+	if err := s.f.Truncate(s.size); err != nil {
+		s.failed = fmt.Errorf("%w: truncate %s to %d: %v", ErrSegmentFailed, s.name, s.size, err)
+		return s.failed
+	}
+	s.alloc = 0
+	return nil
 }

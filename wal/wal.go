@@ -268,7 +268,21 @@ func (w *WAL) createSegmentLocked() (*segment, error) {
 				return nil, fmt.Errorf("wal: sync dir after creating %s: %w", name, err)
 			}
 		}
-		return newSegment(w, name, path, lk, f), nil
+		s := newSegment(w, name, path, lk, f)
+		if w.opts.Preallocate > 0 {
+			switch err := vfs.Allocate(f, w.opts.Preallocate); {
+			case err == nil:
+				s.alloc = w.opts.Preallocate
+			case errors.Is(err, vfs.ErrNoAllocate):
+			default:
+				f.Close()
+				_ = w.fs.Remove(path)
+				_ = w.fs.Remove(path + lockSuffix)
+				lk.Close()
+				return nil, fmt.Errorf("wal: preallocate %s: %w", name, err)
+			}
+		}
+		return s, nil
 	}
 }
 

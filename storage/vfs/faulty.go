@@ -29,6 +29,7 @@ const (
 	OpFileStat
 	OpTruncate
 	OpClose
+	OpAllocate
 	numOps
 )
 
@@ -37,7 +38,7 @@ var opNames = [numOps]string{
 	OpRename: "rename", OpMkdirAll: "mkdirall", OpReadDir: "readdir", OpStat: "stat",
 	OpSyncDir: "syncdir", OpLock: "lock", OpRead: "read", OpReadAt: "readat",
 	OpWrite: "write", OpSync: "sync", OpSyncData: "syncdata", OpFileStat: "file-stat",
-	OpTruncate: "truncate", OpClose: "close",
+	OpTruncate: "truncate", OpClose: "close", OpAllocate: "allocate",
 }
 
 func (o Op) String() string {
@@ -214,6 +215,13 @@ func (f *faultyFile) Stat() (os.FileInfo, error) {
 		return nil, err
 	}
 	return f.inner.Stat()
+}
+
+func (f *faultyFile) Allocate(size int64) error {
+	if err := f.fs.check(OpAllocate, f.name); err != nil {
+		return err
+	}
+	return Allocate(f.inner, size)
 }
 
 func (f *faultyFile) Truncate(size int64) error {

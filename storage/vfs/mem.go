@@ -391,6 +391,19 @@ func (f *memFile) SyncData() error {
 
 func (f *memFile) Stat() (os.FileInfo, error) { return f.n.info(filepath.Base(f.name)), nil }
 
+// Allocate grows the file with zeros (MemFS has no blocks to reserve).
+// The zeros are durable at the next SyncData, like a size change.
+func (f *memFile) Allocate(size int64) error {
+	f.n.mu.Lock()
+	defer f.n.mu.Unlock()
+	if size > int64(len(f.n.data)) {
+		grown := make([]byte, size)
+		copy(grown, f.n.data)
+		f.n.data = grown
+	}
+	return nil
+}
+
 func (f *memFile) Truncate(size int64) error {
 	if size < 0 {
 		return &os.PathError{Op: "truncate", Path: f.name, Err: errors.New("negative size")}

@@ -36,3 +36,33 @@ func fdatasync(f *os.File) error {
 	}
 	return nil
 }
+
+// Allocate reserves blocks with fallocate(2) mode 0; filesystems without it
+// (EOPNOTSUPP) report ErrNoAllocate.
+func (f osFile) Allocate(size int64) error {
+	if fi, err := f.File.Stat(); err == nil && fi.Size() >= size {
+		return nil
+	}
+	rc, err := f.File.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	if err := rc.Control(func(fd uintptr) {
+		for {
+			serr = syscall.Fallocate(int(fd), 0, 0, size)
+			if serr != syscall.EINTR {
+				return
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	if errors.Is(serr, syscall.EOPNOTSUPP) || errors.Is(serr, syscall.ENOSYS) {
+		return ErrNoAllocate
+	}
+	if serr != nil {
+		return &os.PathError{Op: "fallocate", Path: f.Name(), Err: serr}
+	}
+	return nil
+}

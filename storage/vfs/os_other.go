@@ -6,3 +6,6 @@ import "os"
 
 // fdatasync falls back to fsync where fdatasync is not available.
 func fdatasync(f *os.File) error { return f.Sync() }
+
+// Allocate is not available here: callers carry on without preallocating.
+func (f osFile) Allocate(size int64) error { return ErrNoAllocate }

@@ -23,6 +23,28 @@ type File interface {
 	Truncate(size int64) error
 }
 
+// Allocator is implemented by files that can reserve disk space.
+type Allocator interface {
+	// Allocate makes the file at least size bytes long, the new bytes
+	// reading as zeros, with their disk blocks reserved (fallocate(2)
+	// mode 0 on Linux). It never shrinks the file and does not move the
+	// offset. Writes into allocated space do not change the file size, so
+	// an fdatasync after them need not carry metadata.
+	Allocate(size int64) error
+}
+
+// ErrNoAllocate is returned by Allocate for files and filesystems that
+// cannot reserve space; callers carry on without preallocating.
+var ErrNoAllocate = errors.New("vfs: preallocation not supported")
+
+// Allocate calls f's Allocate, or returns ErrNoAllocate.
+func Allocate(f File, size int64) error {
+	if a, ok := f.(Allocator); ok {
+		return a.Allocate(size)
+	}
+	return ErrNoAllocate
+}
+
 // FS is a filesystem. Names are slash-or-OS separated paths as accepted by
 // the os package; MemFS cleans them with path/filepath.
 type FS interface {
