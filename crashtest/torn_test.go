@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/bsdb/bsdb-pg/internal/testserver"
+	"github.com/bsdb/bsdb-pg/wal"
 )
 
 // idBase makes the ids of the torn/corrupt tests easy to find in a
@@ -22,8 +23,9 @@ const idBase = int64(0x5A5A3C3C00000000)
 
 // walImage is a data directory left by a SIGKILL with five acknowledged,
 // unflushed single-row INSERTs (ids idBase+1..idBase+5), each one WAL
-// transaction of one frame, in one segment. ends[i] is the segment size
-// after the (i+1)th insert was acknowledged.
+// transaction of one frame, in one segment (preallocated: the file is
+// longer than its stream). ends[i] is where the stream ended after the
+// (i+1)th insert was acknowledged.
 type walImage struct {
 	dataDir  string
 	segment  string // base name
@@ -47,12 +49,17 @@ func makeWALImage(t *testing.T, ctx context.Context) walImage {
 		if len(segs) != 1 {
 			t.Fatalf("after insert %d: %d WAL segments, want 1: %v", i, len(segs), segs)
 		}
-		st, err := os.Stat(segs[0])
+		data, err := os.ReadFile(segs[0])
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The segment is preallocated: its stream ends before the file.
+		ends := wal.FrameEnds(data)
+		if len(ends) != int(i)+1 {
+			t.Fatalf("after insert %d: %d frames (schema + batches) in %s", i, len(ends), segs[0])
+		}
 		img.segment = filepath.Base(segs[0])
-		img.ends = append(img.ends, st.Size())
+		img.ends = append(img.ends, ends[i])
 	}
 	s.Kill()
 	img.pristine = filepath.Join(t.TempDir(), "pristine")
@@ -98,10 +105,28 @@ func TestTornWALTail(t *testing.T) {
 			offsets = append(offsets, o)
 		}
 	}
-	t.Logf("segment %s, final frame at [%d,%d), %d cuts", img.segment, start, end, len(offsets))
+	// A cut is a truncation (a filesystem without preallocation), or, in
+	// the preallocated file, the final write's sectors from a sector
+	// boundary on never persisted (zeros; sector writes are atomic).
+	type cut struct {
+		off  int64
+		zero bool
+	}
+	var cuts []cut
 	for _, off := range offsets {
+		cuts = append(cuts, cut{off: off})
+	}
+	cuts = append(cuts, cut{off: start, zero: true})
+	for s := (start + 512) &^ 511; s < end; s += 512 {
+		cuts = append(cuts, cut{off: s, zero: true})
+	}
+	t.Logf("segment %s, final frame at [%d,%d), %d cuts", img.segment, start, end, len(cuts))
+	for _, ct := range cuts {
+		off := ct.off
 		dir := img.restore(t)
-		if err := os.Truncate(img.segPath(dir), off); err != nil {
+		if ct.zero {
+			zeroFrom(t, img.segPath(dir), off)
+		} else if err := os.Truncate(img.segPath(dir), off); err != nil {
 			t.Fatal(err)
 		}
 		s := testserver.Start(t, testserver.Options{DataDir: dir, Env: serverEnv(3600000)})
@@ -127,8 +152,21 @@ func TestTornWALTail(t *testing.T) {
 			t.Errorf("cut at %d: stop: %v", off, err)
 		}
 		if off > start && !strings.Contains(s.Output(), "torn tail") {
-			t.Errorf("cut at %d: no torn-tail warning in the server log", off)
+			t.Errorf("cut at %d (zeroed %v): no torn-tail warning in the server log", off, ct.zero)
 		}
+	}
+}
+
+// zeroFrom overwrites the file with zeros from off to its end.
+func zeroFrom(t *testing.T, path string, off int64) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clear(data[off:])
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

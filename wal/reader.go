@@ -649,3 +649,16 @@ func verifyBatch(rec arrow.RecordBatch) (batch, error) {
 
 // formatCRC is the stored form of a checksum.
 func formatCRC(c uint32) string { return fmt.Sprintf("%08x", c) }
+
+// FrameEnds returns the end offset of each complete frame of a segment's
+// bytes (the schema message first), framed as recovery frames them but
+// without verifying the messages; the zeros of a preallocated tail are not
+// frames. For inspection tools and crash tests.
+func FrameEnds(data []byte) []int64 {
+	frames, _, _, _, _ := scanFrames("", data)
+	ends := make([]int64, len(frames))
+	for i, f := range frames {
+		ends[i] = f.end
+	}
+	return ends
+}
