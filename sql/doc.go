@@ -120,9 +120,17 @@
 //     of division when top-level.
 //   - date_trunc(text, date) -> date_trunc(text, date::timestamptz):
 //     PostgreSQL has no date variant and returns timestamptz.
-//   - generate_series(int, int[, int]) in FROM -> a subselect casting its
-//     column to integer (DuckDB's is BIGINT), aliased like PostgreSQL
-//     names a scalar function's column (the alias, else the function name).
+//   - A scalar set-returning function in FROM (generate_series, unnest of
+//     one array) gets PostgreSQL's column names as an explicit column alias
+//     list: generate_series(1, 3) g -> ... AS g(g) (the alias, else the
+//     function name; WITH ORDINALITY adds "ordinality"); DuckDB would make
+//     a bare g a STRUCT of the row. A whole-row reference to such a relation
+//     whose column is named otherwise (x in ... AS x(g)) becomes x.g.
+//     generate_series gets PostgreSQL's result type: over int4 a subselect
+//     casts DuckDB's BIGINT column to integer (so g * 7919 overflows as in
+//     PostgreSQL); over numeric the table macro
+//     __bsdb_generate_series_numeric; date arguments become timestamptz
+//     and an untyped step interval (srf.go).
 //   - x || y where one side is a non-string type: that side is cast to text
 //     (PostgreSQL's anynonarray || text); with an untyped side (NULL) the
 //     result is cast to text (DuckDB would type it after the NULL).
@@ -168,7 +176,8 @@
 // nulls_last_on_asc_first_on_desc (PostgreSQL sorts NULL as the largest
 // value: last ascending, first descending); the division macros; the float
 // overflow check __bsdb_fchk; the exact numeric division __bsdb_numdiv and
-// its helpers (numdiv.go); and the INSERT check macros __bsdb_check_len / __bsdb_check_not_null. Macros are
+// its helpers (numdiv.go); the INSERT check macros __bsdb_check_len / __bsdb_check_not_null;
+// the table macro __bsdb_generate_series_numeric (srf.go). Macros are
 // TEMP (connection-local) so no two connections contend on the catalog.
 //
 // Semantics that need no rewrite (verified by the differential test):

@@ -95,6 +95,11 @@ var errRules = []errRule{
 	{re: regexp.MustCompile(`^Invalid Input Error: division by zero`), fn: func(m []string, _ string) *pgerr.Error {
 		return pgerr.New(pgerr.DivisionByZero, "division by zero")
 	}},
+	// generate_series with a zero step: DuckDB's (integers, timestamps)
+	// and the numeric table macro's error().
+	{re: regexp.MustCompile(`^(?:Binder|Invalid Input) Error: (?:interval cannot be 0!|step size cannot equal zero)`), fn: func(m []string, _ string) *pgerr.Error {
+		return pgerr.New(pgerr.InvalidParameterValue, "step size cannot equal zero")
+	}},
 	// error() of the pgcatalog macros: 'x'::regclass and the other reg* casts.
 	{re: regexp.MustCompile(`^Invalid Input Error: ((relation|type|schema|role) ".*" does not exist)$`), fn: func(m []string, _ string) *pgerr.Error {
 		code := map[string]string{"relation": pgerr.UndefinedTable, "type": pgerr.UndefinedObject,

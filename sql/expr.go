@@ -21,6 +21,7 @@ func (tr *translator) expr(n *pg_query.Node, sc *scope, want typ) (typ, error) {
 		if err := checkColumnCase(v.ColumnRef, sc); err != nil {
 			return unknownTyp, err
 		}
+		wholeRowRef(v.ColumnRef, sc)
 		return tr.columnRef(v.ColumnRef, sc), nil
 	case *pg_query.Node_ParamRef:
 		num := int(v.ParamRef.Number)

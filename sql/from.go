@@ -187,69 +187,6 @@ func qualName(schema, name string) string {
 	return schema + "." + name
 }
 
-// rangeFunction translates a function in FROM. generate_series over
-// integers is wrapped so that its column is integer as in PostgreSQL
-// (DuckDB's is BIGINT):
-//
-//	generate_series(a, b) AS g  ->  (SELECT CAST(generate_series AS integer)
-//	    FROM generate_series(a, b)) AS g(g)
-//
-// A scalar function's column is named after the alias when there is one,
-// else after the function, like PostgreSQL.
-func (tr *translator) rangeFunction(n *pg_query.Node, rf *pg_query.RangeFunction, sc *scope) (*relInfo, error) {
-	rel := &relInfo{}
-	if rf.Alias != nil {
-		rel.alias = rf.Alias.Aliasname
-	}
-	if rf.Ordinality || rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
-		for _, fn := range rf.Functions {
-			if err := tr.generic(fn, sc); err != nil {
-				return nil, err
-			}
-		}
-		return rel, nil
-	}
-	items := rf.Functions[0].GetList().GetItems()
-	if len(items) == 0 || items[0].GetFuncCall() == nil {
-		return rel, tr.generic(rf.Functions[0], sc)
-	}
-	call := items[0]
-	t, err := tr.expr(call, sc, unknownTyp)
-	if err != nil {
-		return nil, err
-	}
-	_, fname := funcName(call.GetFuncCall())
-	colName := fname
-	if rf.Alias != nil {
-		colName = rf.Alias.Aliasname
-		if len(rf.Alias.Colnames) > 0 {
-			colName = rf.Alias.Colnames[0].GetString_().GetSval()
-		}
-	} else {
-		rel.alias = fname
-	}
-	if fname == "generate_series" && (t.oid == OIDInt4 || t.oid == OIDInt2) {
-		ref := &pg_query.Node{Node: &pg_query.Node_ColumnRef{ColumnRef: &pg_query.ColumnRef{Fields: []*pg_query.Node{pg_query.MakeStrNode("generate_series")}, Location: -1}}}
-		_ = castTo(ref, typ{OIDInt4, -1})
-		inner := &pg_query.RangeFunction{Functions: rf.Functions}
-		sub := &pg_query.SelectStmt{
-			TargetList: []*pg_query.Node{pg_query.MakeResTargetNodeWithNameAndVal("generate_series", ref, -1)},
-			FromClause: []*pg_query.Node{{Node: &pg_query.Node_RangeFunction{RangeFunction: inner}}},
-			Op:         pg_query.SetOperation_SETOP_NONE,
-		}
-		n.Node = &pg_query.Node_RangeSubselect{RangeSubselect: &pg_query.RangeSubselect{
-			Lateral:  rf.Lateral,
-			Subquery: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sub}},
-			Alias:    &pg_query.Alias{Aliasname: rel.alias, Colnames: []*pg_query.Node{pg_query.MakeStrNode(colName)}},
-		}}
-		t = typ{OIDInt4, -1}
-	}
-	if t.known() {
-		rel.cols = []colInfo{{name: colName, t: t}}
-	}
-	return rel, nil
-}
-
 // nameValues turns VALUES ... into
 //
 //	SELECT * FROM (VALUES ...) AS "*VALUES*"(column1, column2, ...)

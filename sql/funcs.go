@@ -149,14 +149,12 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 	case "coalesce", "greatest", "least":
 		return first, nil
 	case "generate_series":
-		res := first
-		for _, a := range argTypes[1:] {
-			if res.oid == OIDTimestamp || res.oid == OIDTimestamptz {
-				break // (start, stop, interval step)
-			}
-			res = unifyTypes(res, a)
+		return tr.generateSeriesType(fc, argTypes)
+	case "unnest":
+		if len(argTypes) == 1 && ElemOID(first.oid) != 0 {
+			return typ{ElemOID(first.oid), -1}, nil
 		}
-		return res, nil
+		return unknownTyp, nil
 	}
 	if name == "round" && len(fc.Args) == 1 && (first.oid == OIDFloat8 || first.oid == OIDFloat4) {
 		// PostgreSQL's round(float8) is rint(): half to even. DuckDB's

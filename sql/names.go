@@ -41,6 +41,9 @@ func (tr *translator) targetList(list []*pg_query.Node, sc *scope) ([]colInfo, e
 		if err != nil {
 			return nil, err
 		}
+		if rt.Name == "" && rt.Val.GetColumnRef() != nil && pgColumnName(rt.Val) != name {
+			rt.Name = name // a whole-row reference became rel.col (wholeRowRef)
+		}
 		if t.oid == OIDUnknown {
 			t = typ{OIDText, -1}
 		}

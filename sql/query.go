@@ -25,6 +25,9 @@ func (t typ) known() bool { return t.oid != 0 && t.oid != OIDUnknown }
 type relInfo struct {
 	alias string
 	cols  []colInfo // nil = unknown columns
+	// scalarCol is the column of a function in FROM returning a scalar,
+	// which a whole-row reference to alias means (srf.go), or "".
+	scalarCol string
 }
 
 type colInfo struct {

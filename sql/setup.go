@@ -26,6 +26,18 @@ func Setup() []string {
 		// INSERT checks (TranslateInsert): varchar(n)/char(n) length and NOT NULL.
 		"CREATE OR REPLACE TEMP MACRO __bsdb_check_len(v, n, msg) AS CASE WHEN length(v) > n THEN error(msg) ELSE v END",
 		"CREATE OR REPLACE TEMP MACRO __bsdb_check_not_null(v, msg) AS CASE WHEN v IS NULL THEN error(msg) ELSE v END",
+		// generate_series(numeric, numeric, numeric) (srf.go): DuckDB has
+		// only integer and timestamp series. The arguments are evaluated
+		// once (p); the count comes from a DOUBLE estimate that may be one
+		// off either way, so two more steps are generated and the WHERE
+		// keeps exactly those within the bound. Its second column is the
+		// ordinality (a table macro takes no WITH ORDINALITY).
+		"CREATE OR REPLACE TEMP MACRO __bsdb_generate_series_numeric(a, b, c) AS TABLE " +
+			"SELECT p.s + r.i * p.st AS generate_series, r.i + 1 AS ordinality " +
+			"FROM (SELECT a AS s, b AS e, c AS st) p, " +
+			"range(0, CASE WHEN p.st = 0 THEN error('step size cannot equal zero') " +
+			"ELSE CAST(floor(CAST(p.e - p.s AS DOUBLE) / CAST(p.st AS DOUBLE)) AS BIGINT) + 2 END) r(i) " +
+			"WHERE CASE WHEN p.st > 0 THEN p.s + r.i * p.st <= p.e ELSE p.s + r.i * p.st >= p.e END",
 	}, numdivMacros...) // numeric division with PostgreSQL's scale (numdiv.go)
 }
 
