@@ -8,8 +8,8 @@
 -- settings every script fixes, so that the output depends on nothing else
 SET client_min_messages = warning;
 SET TimeZone = 'UTC';
-SET DateStyle = 'ISO, YMD';
-SET extra_float_digits = 0;
+SET DateStyle = 'ISO, MDY';
+SET extra_float_digits = 1;
 
 -- the alias is the column
 SELECT g FROM generate_series(1, 3) g ORDER BY g;
