@@ -66,6 +66,10 @@
 // TestPgxAgainstPostgres runs the very same checks against PostgreSQL, so
 // every expectation in them is PostgreSQL's behaviour.
 //
+// startup_options_test.go: psql with PGOPTIONS (-c name=value, --name=value,
+// and the values PostgreSQL refuses with FATAL) against both servers; psql's
+// output must be the same.
+//
 // pgx_durability_test.go: rows survive SIGTERM + restart exactly once, and
 // with sync durability every acknowledged row survives SIGKILL during
 // concurrent INSERT and COPY, exactly once, over several kill/restart rounds.

@@ -38,6 +38,88 @@ var e2eChecks = []struct {
 	{"PreparedInsertFollowsCatalog", checkPreparedInsertFollowsCatalog},
 	{"Template0RefusesConnections", checkTemplate0},
 	{"ClockFunctions", checkClockFunctions},
+	{"StartupOptions", checkStartupOptions},
+}
+
+// connectOptions connects to url with the startup parameter options set
+// (libpq's PGOPTIONS) and the runtime parameters extra.
+func connectOptions(ctx context.Context, t *testing.T, url, options string, extra map[string]string) (*pgx.Conn, error) {
+	t.Helper()
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.RuntimeParams["options"] = options
+	for k, v := range extra {
+		cfg.RuntimeParams[k] = v
+	}
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err == nil {
+		t.Cleanup(func() { c.Close(context.Background()) })
+	}
+	return c, err
+}
+
+// checkStartupOptions: the startup parameter "options" (PGOPTIONS,
+// options=... in a connection string) is a backend command line whose
+// -c name=value and --name=value settings apply to the session, before
+// the packet's other parameters (which win); a bad one refuses the
+// connection with FATAL and the setting's own error.
+func checkStartupOptions(t *testing.T, url string) {
+	ctx := testContext(t)
+	admin := connect(t, url)
+	mustExec(t, ctx, admin, "CREATE SCHEMA so_s1")
+	mustExec(t, ctx, admin, "CREATE TABLE so_s1.so_t (a integer)")
+	mustExec(t, ctx, admin, "INSERT INTO so_s1.so_t VALUES (42)")
+
+	conn, err := connectOptions(ctx, t, url,
+		`-c search_path=so_s1,\ public -c synchronous_commit=off --DateStyle=German --extra-float-digits=0 -c application_name=from_options`,
+		map[string]string{"application_name": "explicit"})
+	if err != nil {
+		t.Fatalf("connect with options: %v", err)
+	}
+	for _, c := range []struct{ setting, want string }{
+		{"search_path", "so_s1, public"},
+		{"synchronous_commit", "off"},
+		{"DateStyle", "German, DMY"},
+		{"extra_float_digits", "0"},
+		{"application_name", "explicit"},
+	} {
+		var got string
+		if err := conn.QueryRow(ctx, "SHOW "+c.setting).Scan(&got); err != nil {
+			t.Fatalf("SHOW %s: %v", c.setting, err)
+		}
+		if got != c.want {
+			t.Errorf("SHOW %s = %q, want %q", c.setting, got, c.want)
+		}
+	}
+	if got := queryInt(t, ctx, conn, "SELECT a FROM so_t"); got != 42 {
+		t.Errorf("so_t through search_path from options: %d, want 42", got)
+	}
+	mustExec(t, ctx, conn, "INSERT INTO so_t VALUES (43)")
+	if got := queryInt(t, ctx, admin, "SELECT count(*) FROM so_s1.so_t"); got != 2 {
+		t.Errorf("rows in so_s1.so_t: %d, want 2", got)
+	}
+
+	for _, c := range []struct{ options, code, msg string }{
+		{"-c nosuch=1", "42704", `unrecognized configuration parameter "nosuch"`},
+		{"-c synchronous_commit=off --nosuch-either=1", "42704", `unrecognized configuration parameter "nosuch_either"`},
+		{"-c statement_timeout=bogus", "22023", `invalid value for parameter "statement_timeout": "bogus"`},
+		{"-c server_version=1", "55P02", `parameter "server_version" cannot be changed`},
+		{"-c noequals", "42601", "-c noequals requires a value"},
+		{"foo", "42601", "invalid command-line argument for server process: foo"},
+		{"-c", "42601", "invalid command-line argument for server process: -c"},
+	} {
+		_, err := connectOptions(ctx, t, url, c.options, nil)
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) {
+			t.Errorf("options %q: %v, want FATAL %s", c.options, err, c.code)
+			continue
+		}
+		if pe.Severity != "FATAL" || pe.Code != c.code || pe.Message != c.msg {
+			t.Errorf("options %q: %s %s %q, want FATAL %s %q", c.options, pe.Severity, pe.Code, pe.Message, c.code, c.msg)
+		}
+	}
 }
 
 // checkClockFunctions: now(), current_timestamp and transaction_timestamp()

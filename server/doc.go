@@ -6,6 +6,12 @@
 // grammar), dispatched by kind, and its results are encoded by pgtypes in
 // PostgreSQL's exact text or binary format.
 //
+// Startup (startup.go): the settings of the startup packet are applied when
+// the session is created, as PostgreSQL's process_startup_options does:
+// first the backend command line of the "options" parameter (PGOPTIONS:
+// -c name=value, --name=value), then the packet's other parameters; a bad
+// one refuses the connection with FATAL.
+//
 // Transactions: an autocommit write is one WAL transaction, acknowledged when
 // durable. Inside BEGIN ... COMMIT, writes are staged in the planner's mirror
 // (visible to the session only) and handed to the table as one WAL

@@ -81,20 +81,9 @@ func (b *Backend) NewSession(ctx context.Context, info pgwire.StartupInfo) (pgwi
 		return nil, err
 	}
 	s := &session{b: b, eng: b.Eng, info: info, db: db, user: info.User, conn: conn, set: newSettings(info.User, info.Params)}
-	for k, v := range info.Params {
-		switch strings.ToLower(k) {
-		case "user", "database", "options", "replication":
-			continue
-		}
-		if _, err := s.set.set(k, v, false); err != nil {
-			// PostgreSQL refuses bad startup values with FATAL.
-			if pe, ok := pgerr.As(err); ok {
-				c := *pe
-				c.Severity = pgerr.SeverityFatal
-				conn.Close()
-				return nil, &c
-			}
-		}
+	if err := applyStartupSettings(s.set, info.Params); err != nil {
+		conn.Close()
+		return nil, err
 	}
 	if err := s.initConn(ctx); err != nil {
 		conn.Close()
