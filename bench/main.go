@@ -69,7 +69,7 @@ func main() {
 	copyRows := flag.String("copy-rows", "", "figure 1 sizes, comma-separated (default 1000000,10000000)")
 	runs := flag.Int("runs", 0, "alternating runs per system (default 2)")
 	insertDur := flag.Duration("insert-duration", 0, "figure 2 duration per connection count (default 15s)")
-	only := flag.String("only", "", `"restart": run figure 6 alone (profiling WAL replay); "copy": figures 1 and 5 alone`)
+	only := flag.String("only", "", `"restart": figure 6 alone (profiling WAL replay); "copy": figures 1 and 5; "analytics": figure 3 against DuckDB only (no PostgreSQL); "insert": figures 2 and 4`)
 	flag.Parse()
 
 	cfg := Full()
@@ -77,7 +77,7 @@ func main() {
 		cfg = Smoke()
 	}
 	cfg.Seed, cfg.ServerBin, cfg.ProfileDir, cfg.Out = *seed, *bin, *prof, os.Stdout
-	if *only != "" && *only != "restart" && *only != "copy" {
+	if *only != "" && *only != "restart" && *only != "copy" && *only != "analytics" && *only != "insert" {
 		fmt.Fprintf(os.Stderr, "bench: -only: unknown figure set %q\n", *only)
 		os.Exit(2)
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/bsdb/bsdb-pg/internal/pgref"
 )
 
 // bsdbEnv is how the server under test runs for figures 1-5: sync
@@ -49,11 +51,17 @@ func Run(ctx context.Context, cfg *Config) (*Results, error) {
 	fs.samples[sysDisk] = append(fs.samples[sysDisk], rate)
 	logf("disk: %.0f fdatasync/s", rate)
 
-	pg, err := startPostgres()
-	if err != nil {
-		return res, fmt.Errorf("reference PostgreSQL: %w", err)
+	// -only analytics measures bsdb-pg against DuckDB alone (no reference
+	// PostgreSQL, no INSERT figures); -only insert skips COPY and queries.
+	withPG := cfg.Only != "analytics"
+	doCopy := cfg.Only != "insert"
+	pg := &pgref.Server{}
+	if withPG {
+		if pg, err = startPostgres(); err != nil {
+			return res, fmt.Errorf("reference PostgreSQL: %w", err)
+		}
+		defer pg.Stop()
 	}
-	defer pg.Stop()
 	bs, err := newBSDB(cfg.ServerBin, cfg.path("bsdb"), bsdbEnv)
 	if err != nil {
 		return res, err
@@ -62,8 +70,12 @@ func Run(ctx context.Context, cfg *Config) (*Results, error) {
 		return res, err
 	}
 	defer bs.kill()
-	urls := map[string]string{sysBSDB: bs.url(), sysPG: pg.URL}
-	ab := []string{sysBSDB, sysPG}
+	urls := map[string]string{sysBSDB: bs.url()}
+	ab := []string{sysBSDB}
+	if withPG {
+		urls[sysPG] = pg.URL
+		ab = append(ab, sysPG)
+	}
 	for _, sys := range ab {
 		if err := loadUsers(ctx, urls[sys], g); err != nil {
 			return res, fmt.Errorf("%s: %w", sys, err)
@@ -74,6 +86,9 @@ func Run(ctx context.Context, cfg *Config) (*Results, error) {
 	rss := res.Define(Figure{Name: "5-peak-rss-copy", Unit: "MB", AbsMax: 1024})
 	var lastBig time.Duration
 	for _, n := range cfg.CopyRows {
+		if !doCopy {
+			break
+		}
 		name := copyName(n)
 		res.Define(Figure{Name: name, Unit: "rows/s", HigherBetter: true, MinVsPG: 3})
 		for r := 0; r < cfg.Runs; r++ {
@@ -112,36 +127,14 @@ func Run(ctx context.Context, cfg *Config) (*Results, error) {
 		return res, nil
 	}
 
-	// (3) analytics, right after ingest, then after a flush. The big COPY
-	// went straight into Parquet on bsdb-pg; a tail of 2% more rows (one
-	// COPY well under BSDB_COPY_DIRECT_MB) stays in its WAL-backed buffer,
-	// so that the ingest phase reads unflushed rows too.
-	tail := nBig / 50
-	for _, sys := range []string{sysBSDB, sysPG} {
-		if err := copyEventsTail(ctx, urls[sys], g, nBig, nBig+tail); err != nil {
-			return res, fmt.Errorf("%s: %w", sys, err)
+	if doCopy {
+		if err := analyticsFigure(ctx, cfg, res, g, bs, pg, urls, ab, nBig); err != nil {
+			return res, err
 		}
 	}
-	nAll := nBig + tail
-	logf("loading %d rows into DuckDB", nAll)
-	duck, err := openDuckDB(ctx, g, nAll, runtime.NumCPU())
-	if err != nil {
-		return res, err
+	if cfg.Only == "analytics" {
+		return res, nil
 	}
-	defer duck.Close()
-	all := []string{sysBSDB, sysPG, sysDuck}
-	logf("bsdb-pg before the ingest phase: %d bytes of WAL (unflushed rows)", bs.walBytes())
-	if err := queryPhase(ctx, cfg, res, "ingest", nAll, all, urls, duck); err != nil {
-		return res, err
-	}
-	if err := flushBoth(ctx, cfg, bs, pg.URL); err != nil {
-		return res, err
-	}
-	urls[sysBSDB] = bs.url()
-	if err := queryPhase(ctx, cfg, res, "flushed", nAll, all, urls, duck); err != nil {
-		return res, err
-	}
-	duck.Close()
 
 	// (2) single-row autocommit INSERT.
 	for _, sys := range ab {
@@ -257,7 +250,7 @@ func queryPhase(ctx context.Context, cfg *Config, res *Results, phase string, n 
 // bsdb-pg has no SQL flush command, so it is restarted with SIGTERM (a
 // clean shutdown commits the buffer into Parquet); PostgreSQL gets
 // CHECKPOINT and VACUUM ANALYZE (visibility map, hint bits, statistics).
-func flushBoth(ctx context.Context, cfg *Config, bs *bsdbServer, pgURL string) error {
+func flushBoth(ctx context.Context, cfg *Config, bs *bsdbServer, pgURL string, withPG bool) error {
 	if err := bs.stop(); err != nil {
 		return err
 	}
@@ -265,6 +258,9 @@ func flushBoth(ctx context.Context, cfg *Config, bs *bsdbServer, pgURL string) e
 		return err
 	}
 	logf("bsdb-pg restarted to flush; WAL left: %d bytes", bs.walBytes())
+	if !withPG {
+		return nil
+	}
 	c, err := connect(ctx, pgURL)
 	if err != nil {
 		return err
@@ -274,6 +270,41 @@ func flushBoth(ctx context.Context, cfg *Config, bs *bsdbServer, pgURL string) e
 		if _, err := c.Exec(ctx, q, pgx.QueryExecModeSimpleProtocol); err != nil {
 			return fmt.Errorf("postgres %s: %w", q, err)
 		}
+	}
+	return nil
+}
+
+// analyticsFigure is figure 3 over the rows of the largest COPY (plus a
+// tail left in bsdb-pg's buffer).
+func analyticsFigure(ctx context.Context, cfg *Config, res *Results, g *Gen, bs *bsdbServer, pg *pgref.Server, urls map[string]string, ab []string, nBig int64) error {
+	// (3) analytics, right after ingest, then after a flush. The big COPY
+	// went straight into Parquet on bsdb-pg; a tail of 2% more rows (one
+	// COPY well under BSDB_COPY_DIRECT_MB) stays in its WAL-backed buffer,
+	// so that the ingest phase reads unflushed rows too.
+	tail := nBig / 50
+	for _, sys := range ab {
+		if err := copyEventsTail(ctx, urls[sys], g, nBig, nBig+tail); err != nil {
+			return fmt.Errorf("%s: %w", sys, err)
+		}
+	}
+	nAll := nBig + tail
+	logf("loading %d rows into DuckDB", nAll)
+	duck, err := openDuckDB(ctx, g, nAll, runtime.NumCPU())
+	if err != nil {
+		return err
+	}
+	defer duck.Close()
+	all := append(append([]string(nil), ab...), sysDuck)
+	logf("bsdb-pg before the ingest phase: %d bytes of WAL (unflushed rows)", bs.walBytes())
+	if err := queryPhase(ctx, cfg, res, "ingest", nAll, all, urls, duck); err != nil {
+		return err
+	}
+	if err := flushBoth(ctx, cfg, bs, pg.URL, len(ab) > 1); err != nil {
+		return err
+	}
+	urls[sysBSDB] = bs.url()
+	if err := queryPhase(ctx, cfg, res, "flushed", nAll, all, urls, duck); err != nil {
+		return err
 	}
 	return nil
 }
