@@ -60,6 +60,8 @@ const (
 	DuplicateObject              = "42710"
 	AmbiguousColumn              = "42702"
 	AmbiguousFunction            = "42725"
+	AmbiguousParameter           = "42P08"
+	IndeterminateDatatype        = "42P18"
 	DatatypeMismatch             = "42804"
 	CannotCoerce                 = "42846"
 	GroupingError                = "42803"

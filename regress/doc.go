@@ -7,7 +7,7 @@
 //
 //	sql/NAME.sql        the scripts, one concern each (ddl, types, insert, copy,
 //	                    select, nulls, numeric, datetime, errors, transactions,
-//	                    truncate, table_functions, ...)
+//	                    truncate, table_functions, prepare, ...)
 //	expected/NAME.out   PostgreSQL's output for sql/NAME.sql (generated, never
 //	                    edited by hand)
 //	results/NAME.out    our server's output from the last run (gitignored)

@@ -39,6 +39,74 @@ var e2eChecks = []struct {
 	{"Template0RefusesConnections", checkTemplate0},
 	{"ClockFunctions", checkClockFunctions},
 	{"StartupOptions", checkStartupOptions},
+	{"ParameterTypes", checkParameterTypes},
+}
+
+// checkParameterTypes: Parse infers each undeclared parameter's type from
+// its first coercion (ParameterDescription), and refuses inconsistent
+// deductions with 42P08 at the bare reference that would have been text.
+func checkParameterTypes(t *testing.T, url string) {
+	ctx := testContext(t)
+	conn := connect(t, url)
+	for _, c := range []struct {
+		q      string
+		params []uint32 // ParameterDescription
+		err    string   // or "SQLSTATE message | detail @position"
+	}{
+		{q: "SELECT $1, $1::text", params: []uint32{25}},
+		{q: "SELECT $1::int, $1::text", params: []uint32{23}},
+		{q: "SELECT $1::text, $1::int", params: []uint32{25}},
+		{q: "SELECT $1 + 1, $1", params: []uint32{23}},
+		{q: "SELECT $1, $1", params: []uint32{25}},
+		{q: "SELECT $1::int, $1", params: []uint32{23}},
+		{q: "SELECT $1 IN (1, 2), $1::text", params: []uint32{23}},
+		{q: "SELECT CASE WHEN true THEN $1 ELSE 1 END, $1 || 'x'", params: []uint32{23}},
+		{q: "SELECT coalesce($1, 1), $1", params: []uint32{23}},
+		{q: "SELECT $1 + 1.5, $1 + 1", params: []uint32{1700}},
+		{q: "SELECT $1 UNION ALL SELECT $1 + 1", params: []uint32{23}},
+		{q: "SELECT (SELECT $1), $1", params: []uint32{25}},
+		{q: "SELECT $1::int, $2 || $1, 1 || $3", params: []uint32{23, 25, 25}},
+		{q: "SELECT $1, $1 + 1", err: "42P08 inconsistent types deduced for parameter $1 | integer versus text @8"},
+		{q: "SELECT $1 WHERE $1 = 1", err: "42P08 inconsistent types deduced for parameter $1 | integer versus text @8"},
+		{q: "SELECT $1 LIMIT $1", err: "42P08 inconsistent types deduced for parameter $1 | bigint versus text @8"},
+		{q: "SELECT $1, $1::varchar", err: "42P08 inconsistent types deduced for parameter $1 | character varying versus text @8"},
+		{q: "SELECT 0, $1 ORDER BY $1 + 1", err: "42P08 inconsistent types deduced for parameter $1 | integer versus text @11"},
+		{q: "SELECT $2, count($2 + 1)", err: "42P08 inconsistent types deduced for parameter $2 | integer versus text @8"},
+		{q: "SELECT $1 = 'a', $1 + 1", err: "42883 operator does not exist: text + integer |  @21"},
+		{q: "SELECT $1, $2::text, $2 || $1, $1 + 1", err: "42883 operator does not exist: text + integer |  @35"},
+	} {
+		sd, err := conn.Prepare(ctx, "", c.q)
+		got := ""
+		if err != nil {
+			var pe *pgconn.PgError
+			if !errors.As(err, &pe) {
+				t.Fatalf("%s: %v", c.q, err)
+			}
+			got = fmt.Sprintf("%s %s | %s @%d", pe.Code, pe.Message, pe.Detail, pe.Position)
+		}
+		if c.err != "" || got != "" {
+			if got != c.err {
+				t.Errorf("%s: %q, want %q", c.q, got, c.err)
+			}
+			continue
+		}
+		if fmt.Sprint(sd.ParamOIDs) != fmt.Sprint(c.params) {
+			t.Errorf("%s: parameter types %v, want %v", c.q, sd.ParamOIDs, c.params)
+		}
+	}
+	var i int
+	var s string
+	if err := conn.QueryRow(ctx, "SELECT $1::int, $1::text", 5).Scan(&i, &s); err != nil || i != 5 || s != "5" {
+		t.Errorf("SELECT $1::int, $1::text with 5: %d %q %v", i, s, err)
+	}
+	var a, b string
+	if err := conn.QueryRow(ctx, "SELECT $1, $1::text", "abc").Scan(&a, &b); err != nil || a != "abc" || b != "abc" {
+		t.Errorf("SELECT $1, $1::text with abc: %q %q %v", a, b, err)
+	}
+	// The session is usable after the errors.
+	if got := queryInt(t, ctx, conn, "SELECT 1"); got != 1 {
+		t.Errorf("SELECT 1 = %d", got)
+	}
 }
 
 // connectOptions connects to url with the startup parameter options set

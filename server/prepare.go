@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -68,19 +69,30 @@ func (s *session) planPrepare(st *bsql.Statement) (plan, error) {
 			}
 			declared[i] = oid
 		}
-		// The inner statement, re-parsed alone so that it is classified and
-		// its positions are its own.
-		text, err := pg_query.Deparse(&pg_query.ParseResult{Version: parseTreeVersion(), Stmts: []*pg_query.RawStmt{{Stmt: ps.Query}}})
-		if err != nil {
-			return err
+		// The inner statement, parsed alone so that it is classified and
+		// its positions are its own: its text in PREPARE's (at offset),
+		// else deparsed (offset < 0: positions cannot be mapped back).
+		text, offset := preparedText(st.Text)
+		if offset < 0 {
+			var err error
+			text, err = pg_query.Deparse(&pg_query.ParseResult{Version: parseTreeVersion(), Stmts: []*pg_query.RawStmt{{Stmt: ps.Query}}})
+			if err != nil {
+				return err
+			}
 		}
 		stmts, err := bsql.Parse(text)
 		if err != nil {
-			return err
+			return withoutPosition(err)
+		}
+		if len(stmts) != 1 {
+			return fmt.Errorf("BUG: PREPARE: %d statements in %q", len(stmts), text)
 		}
 		p := &prepared{s: s, st: stmts[0], name: ps.Name, paramOIDs: declared}
 		if err := s.describeStatement(ctx, p, declared); err != nil {
-			return withoutPosition(err)
+			if offset < 0 {
+				return withoutPosition(err)
+			}
+			return shiftPosition(err, offset) // decorate locates it in PREPARE's text
 		}
 		if len(p.paramOIDs) == 0 && len(declared) == 0 {
 			p.paramOIDs = nil
@@ -231,6 +243,33 @@ func (s *session) deallocateAll() {
 		p.deallocated = true
 		delete(s.named, name)
 	}
+}
+
+// preparedText returns the text of the statement of PREPARE name [(types)]
+// AS statement and its byte offset in text, or ("", -1).
+func preparedText(text string) (string, int) {
+	res, err := pg_query.Scan(text)
+	if err != nil {
+		return "", -1
+	}
+	for i, tok := range res.Tokens {
+		if tok.Token == pg_query.Token_AS && i+1 < len(res.Tokens) {
+			start := int(res.Tokens[i+1].Start)
+			return text[start:], start
+		}
+	}
+	return "", -1
+}
+
+// shiftPosition moves an error's position (1 + byte offset) by offset
+// bytes.
+func shiftPosition(err error, offset int) error {
+	if e, ok := pgerr.As(err); ok && e.Position > 0 {
+		c := *e
+		c.Position += offset
+		return &c
+	}
+	return err
 }
 
 // withoutPosition drops an error's cursor position: positions of a

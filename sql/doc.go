@@ -57,11 +57,16 @@
 //
 // Parameters: $n keeps DuckDB's $n. Its type is the declared one if the
 // client declared it; else inferred from context: the other operand of a
-// comparison or arithmetic, the IN list's left side, an explicit cast, the
-// target column of INSERT ... VALUES, LIMIT/OFFSET (int8), a CASE/COALESCE
-// sibling; else text (PostgreSQL resolves unknown to text). The final type
-// is written into the SQL as CAST($n AS <duck type>) so DuckDB binds the
-// value as PostgreSQL would have.
+// comparison or arithmetic, the IN list's left side (or the list, for
+// $n IN (...)), an explicit cast, the target column of INSERT ... VALUES,
+// LIMIT/OFFSET (int8), a CASE/COALESCE sibling, text for $n = 'literal' and
+// $n || anything but an array; else text (PostgreSQL resolves unknown to
+// text). As in PostgreSQL the first such context decides (SELECT $1::int,
+// $1::text is integer); a bare $n of a select list that was still untyped
+// becomes text at the end of its SELECT and conflicts with a later
+// deduction: 42P08 "inconsistent types deduced for parameter $1"
+// (params.go). The final type is written into the SQL as CAST($n AS <duck
+// type>) so DuckDB binds the value as PostgreSQL would have.
 //
 // Result columns: every select-list item without an alias gets
 // PostgreSQL's FigureColname name as an explicit alias (DuckDB would say

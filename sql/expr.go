@@ -263,6 +263,11 @@ func (tr *translator) aExpr(n *pg_query.Node, e *pg_query.A_Expr, sc *scope, wan
 	}
 	switch e.Kind {
 	case pg_query.A_Expr_Kind_AEXPR_IN:
+		if list := e.Rexpr.GetList(); list != nil && tr.untypedParam(e.Lexpr) {
+			// $1 IN (1, 2): PostgreSQL types $1 from the list.
+			_, err := tr.sameTypeArgs(append([]*pg_query.Node{e.Lexpr}, list.Items...), sc, unknownTyp)
+			return typ{OIDBool, -1}, err
+		}
 		lt, err := tr.expr(e.Lexpr, sc, unknownTyp)
 		if err != nil {
 			return unknownTyp, err
@@ -283,9 +288,26 @@ func (tr *translator) aExpr(n *pg_query.Node, e *pg_query.A_Expr, sc *scope, wan
 		}
 		return lt, nil
 	}
-	lt, rt, err := tr.binaryOperands(e, sc, want)
+	untypedL, untypedR := tr.untypedParam(e.Lexpr), tr.untypedParam(e.Rexpr)
+	var lt, rt typ
+	var err error
+	if op == "||" && e.Kind == pg_query.A_Expr_Kind_AEXPR_OP && (untypedL || untypedR) {
+		lt, rt, err = tr.concatOperands(e, sc, untypedL, untypedR)
+	} else {
+		lt, rt, err = tr.binaryOperands(e, sc, want)
+	}
 	if err != nil {
 		return unknownTyp, err
+	}
+	if compareOps[op] || e.Kind == pg_query.A_Expr_Kind_AEXPR_LIKE || e.Kind == pg_query.A_Expr_Kind_AEXPR_ILIKE {
+		// $1 = 'a', $1 LIKE 'a%': with both operands untyped PostgreSQL
+		// picks the text operator, so $1 is text.
+		if untypedL && rt.oid == OIDUnknown {
+			lt = tr.typeParam(e.Lexpr, typ{OIDText, -1})
+		}
+		if untypedR && lt.oid == OIDUnknown {
+			rt = tr.typeParam(e.Rexpr, typ{OIDText, -1})
+		}
 	}
 	if e.Kind != pg_query.A_Expr_Kind_AEXPR_OP {
 		return typ{OIDBool, -1}, nil // LIKE, ILIKE, SIMILAR, BETWEEN, DISTINCT, ANY/ALL
@@ -384,7 +406,7 @@ func (tr *translator) aExpr(n *pg_query.Node, e *pg_query.A_Expr, sc *scope, wan
 func (tr *translator) binaryOperands(e *pg_query.A_Expr, sc *scope, want typ) (typ, typ, error) {
 	var lt, rt typ
 	var err error
-	if e.Lexpr != nil && e.Lexpr.GetParamRef() != nil {
+	if e.Lexpr != nil && e.Lexpr.GetParamRef() != nil && (tr.untypedParam(e.Lexpr) || e.Rexpr.GetParamRef() == nil) {
 		if rt, err = tr.expr(e.Rexpr, sc, want); err != nil {
 			return lt, rt, err
 		}
@@ -395,6 +417,39 @@ func (tr *translator) binaryOperands(e *pg_query.A_Expr, sc *scope, want typ) (t
 		return lt, rt, err
 	}
 	rt, err = tr.expr(e.Rexpr, sc, firstKnown(lt, want))
+	return lt, rt, err
+}
+
+// concatOperands translates the operands of || where one is an untyped
+// $n: that one is text (PostgreSQL's text || anynonarray), unless the
+// other side is an array.
+func (tr *translator) concatOperands(e *pg_query.A_Expr, sc *scope, untypedL, untypedR bool) (typ, typ, error) {
+	paramType := func(other typ) typ {
+		if ElemOID(other.oid) != 0 {
+			return other
+		}
+		return typ{OIDText, -1}
+	}
+	var lt, rt typ
+	var err error
+	if !untypedL {
+		if lt, err = tr.expr(e.Lexpr, sc, unknownTyp); err != nil {
+			return lt, rt, err
+		}
+	}
+	if !untypedR {
+		if rt, err = tr.expr(e.Rexpr, sc, unknownTyp); err != nil {
+			return lt, rt, err
+		}
+	}
+	if untypedL {
+		if lt, err = tr.expr(e.Lexpr, sc, paramType(rt)); err != nil {
+			return lt, rt, err
+		}
+	}
+	if untypedR {
+		rt, err = tr.expr(e.Rexpr, sc, paramType(lt))
+	}
 	return lt, rt, err
 }
 
@@ -514,6 +569,9 @@ func (tr *translator) caseExpr(c *pg_query.CaseExpr, sc *scope, want typ) (typ, 
 		return unknownTyp, err
 	}
 	res := unknownTyp
+	// Results that are bare parameters take the type of the others
+	// (PostgreSQL's common type of the CASE), so they come last.
+	var params []*pg_query.Node
 	for _, w := range c.Args {
 		cw := w.GetCaseWhen()
 		if cw == nil {
@@ -526,17 +584,32 @@ func (tr *translator) caseExpr(c *pg_query.CaseExpr, sc *scope, want typ) (typ, 
 		if _, err := tr.expr(cw.Expr, sc, condWant); err != nil {
 			return unknownTyp, err
 		}
+		if tr.untypedParam(cw.Result) {
+			params = append(params, cw.Result)
+			continue
+		}
 		t, err := tr.expr(cw.Result, sc, want)
 		if err != nil {
 			return unknownTyp, err
 		}
 		res = unifyTypes(res, t)
 	}
-	t, err := tr.expr(c.Defresult, sc, firstKnown(res, want))
-	if err != nil {
-		return unknownTyp, err
+	if tr.untypedParam(c.Defresult) {
+		params = append(params, c.Defresult)
+	} else {
+		t, err := tr.expr(c.Defresult, sc, firstKnown(res, want))
+		if err != nil {
+			return unknownTyp, err
+		}
+		res = unifyTypes(res, t)
 	}
-	res = unifyTypes(res, t)
+	for _, p := range params {
+		t, err := tr.expr(p, sc, firstKnown(res, want))
+		if err != nil {
+			return unknownTyp, err
+		}
+		res = unifyTypes(res, t)
+	}
 	if res.oid == OIDUnknown {
 		res = typ{OIDText, -1}
 	}

@@ -172,6 +172,7 @@ func (tr *translator) insertSource(sel *pg_query.SelectStmt, ti *TableInfo, out 
 		return ColumnInfo{}, false
 	}
 	if len(sel.ValuesLists) == 0 {
+		tr.keepUnknownIn(sel) // the target columns type them
 		cols, err := tr.selectStmt(sel, nil)
 		if err != nil {
 			return 0, err

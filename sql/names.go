@@ -37,6 +37,7 @@ func (tr *translator) targetList(list []*pg_query.Node, sc *scope) ([]colInfo, e
 				rt.Name = name
 			}
 		}
+		tr.notePendingParam(rt.Val, sc)
 		t, err := tr.expr(rt.Val, sc, unknownTyp)
 		if err != nil {
 			return nil, err

@@ -44,6 +44,9 @@ type scope struct {
 	// outputs are the select list's column names, which ORDER BY, GROUP
 	// BY and DISTINCT ON may reference (checkColumnCase accepts them).
 	outputs []colInfo
+	// pendingParams are the bare $n of the select list that had no type
+	// when seen (params.go).
+	pendingParams []*pg_query.ParamRef
 }
 
 func (s *scope) lookupCTE(name string) *relInfo {
@@ -73,6 +76,10 @@ type translator struct {
 	direct *directState
 	// values are the parameter values of TranslateQueryArgs, or nil.
 	values []any
+	// keepUnknown are the SELECTs whose untyped select-list parameters
+	// are not resolved to text (set operation branches, INSERT's source:
+	// params.go).
+	keepUnknown map[*pg_query.SelectStmt]bool
 }
 
 func newTranslator(cat Catalog, declared []uint32) *translator {
@@ -237,6 +244,8 @@ func (tr *translator) selectStmt(s *pg_query.SelectStmt, parent *scope) ([]colIn
 	var cols []colInfo
 	switch {
 	case s.Op != pg_query.SetOperation_SETOP_NONE && s.Op != pg_query.SetOperation_SET_OPERATION_UNDEFINED:
+		tr.keepUnknownIn(s.Larg)
+		tr.keepUnknownIn(s.Rarg)
 		l, err := tr.selectStmt(s.Larg, sc)
 		if err != nil {
 			return nil, err
@@ -337,7 +346,21 @@ func (tr *translator) selectStmt(s *pg_query.SelectStmt, parent *scope) ([]colIn
 	if s.LimitOption == pg_query.LimitOption_LIMIT_OPTION_WITH_TIES {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "FETCH FIRST ... WITH TIES is not supported")
 	}
+	if !tr.keepUnknown[s] {
+		if err := tr.resolveTargetParams(sc); err != nil {
+			return nil, err
+		}
+	}
 	return cols, nil
+}
+
+// keepUnknownIn marks s: its untyped select-list parameters stay untyped
+// when it is done (params.go).
+func (tr *translator) keepUnknownIn(s *pg_query.SelectStmt) {
+	if tr.keepUnknown == nil {
+		tr.keepUnknown = map[*pg_query.SelectStmt]bool{}
+	}
+	tr.keepUnknown[s] = true
 }
 
 func isPositional(n *pg_query.Node) bool {

@@ -97,6 +97,15 @@ func TestParamInference(t *testing.T) {
 		{"SELECT 1 AS x", []uint32{OIDInt4, OIDText}, []uint32{OIDInt4, OIDText}}, // declared but unused
 		{"SELECT coalesce($1, a) AS c FROM t", nil, []uint32{OIDInt4}},
 		{"SELECT CASE WHEN a > 0 THEN $1 ELSE b END AS c FROM t", nil, []uint32{OIDText}},
+		// The first coercion decides (PostgreSQL's parse order).
+		{"SELECT $1, $1::text", nil, []uint32{OIDText}},
+		{"SELECT $1::int, $1::text", nil, []uint32{OIDInt4}},
+		{"SELECT $1 + 1, $1", nil, []uint32{OIDInt4}},
+		{"SELECT $1 IN (1, 2), $1::text", nil, []uint32{OIDInt4}},
+		{"SELECT CASE WHEN a > 0 THEN $1 ELSE 1 END AS c FROM t", nil, []uint32{OIDInt4}},
+		{"SELECT $1 = 'a', $1 || 'b'", nil, []uint32{OIDText}},
+		{"SELECT $1::int, $2 || $1", nil, []uint32{OIDInt4, OIDText}},
+		{"SELECT $1 UNION ALL SELECT 'x'", nil, []uint32{OIDText}},
 	}
 	for _, c := range cases {
 		q := translate(t, unitCat, c.q, c.declared...)
@@ -108,6 +117,37 @@ func TestParamInference(t *testing.T) {
 	q := translate(t, unitCat, "SELECT a FROM t WHERE a = $1", OIDInt8)
 	if !strings.Contains(q.SQL, `$1::"bigint"`) {
 		t.Errorf("declared type not cast: %s", q.SQL)
+	}
+}
+
+// TestParamConflict: a bare $n of a select list is text at the end of its
+// SELECT; a type deduced for it after the reference is 42P08 there.
+func TestParamConflict(t *testing.T) {
+	for _, c := range []struct {
+		q, detail string
+		pos       int
+	}{
+		{"SELECT $1, $1 + 1", "integer versus text", 8},
+		{"SELECT $1 FROM t WHERE a = $1", "integer versus text", 8},
+		{"SELECT $1 LIMIT $1", "bigint versus text", 8},
+		{"SELECT a, $1 FROM t ORDER BY $1::date", "date versus text", 11},
+		{"SELECT * FROM (SELECT $1 WHERE $1 > 0) s", "integer versus text", 23},
+	} {
+		_, err := TranslateQuery(mustParse1(t, c.q).Tree, unitCat, nil)
+		e, ok := pgerr.As(err)
+		if !ok || e.Code != pgerr.AmbiguousParameter || e.Message != "inconsistent types deduced for parameter $1" || e.Detail != c.detail || e.Position != c.pos {
+			t.Errorf("%s: %#v, want 42P08 %q at %d", c.q, err, c.detail, c.pos)
+		}
+	}
+	// Not in a set operation's branch nor in INSERT's SELECT: there the
+	// other branch or the target column decides.
+	for _, q := range []string{"SELECT $1 UNION ALL SELECT $1 + 1", "SELECT $1, $1 + 1 UNION SELECT 1, 2"} {
+		if _, err := TranslateQuery(mustParse1(t, q).Tree, unitCat, nil); err != nil {
+			t.Errorf("%s: %v", q, err)
+		}
+	}
+	if _, err := TranslateInsert(mustParse1(t, "INSERT INTO t SELECT $1, $1 || 'x'").Tree, unitCat, nil); err != nil {
+		t.Errorf("INSERT ... SELECT: %v", err)
 	}
 }
 

@@ -1,0 +1,70 @@
+package sql
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/bsdb/bsdb-pg/pgerr"
+	"github.com/bsdb/bsdb-pg/pgtypes"
+)
+
+// Parameter types that conflict.
+//
+// PostgreSQL types an undeclared $n at its first coercion and keeps that
+// type: later references already have it (SELECT $1::int, $1::text is $1
+// integer, cast to text). A bare $n in a select list is left untyped until
+// the end of its SELECT, where the unknown outputs become text
+// (resolveTargetListUnknowns); if $n got another type meanwhile, that is
+// 42P08 "inconsistent types deduced for parameter $1" (DETAIL "integer
+// versus text") at the bare reference:
+//
+//	SELECT $1, $1 + 1            -- 42P08 integer versus text
+//	SELECT $1 WHERE $1 = 1       -- 42P08 integer versus text
+//	SELECT $1 LIMIT $1           -- 42P08 bigint versus text
+//	SELECT $1, $1::text          -- $1 text
+//	SELECT $1 + 1, $1            -- $1 integer (typed before the bare one)
+//
+// The select list of a set operation's branch and of INSERT ... SELECT is
+// not resolved to text there (PostgreSQL's p_resolve_unknowns is off: the
+// set operation or the target column decides), and neither here.
+
+// notePendingParam records a bare $n of a select list that has no type
+// yet; resolveTargetParams settles it when the SELECT is done.
+func (tr *translator) notePendingParam(n *pg_query.Node, sc *scope) {
+	p := n.GetParamRef()
+	if p == nil || p.Number < 1 || tr.paramType(int(p.Number)).known() {
+		return
+	}
+	sc.pendingParams = append(sc.pendingParams, p)
+}
+
+// resolveTargetParams gives the untyped bare parameters of a select list
+// the type text, or fails with 42P08 where the parameter got another type
+// after the reference.
+func (tr *translator) resolveTargetParams(sc *scope) error {
+	text := typ{OIDText, -1}
+	for _, p := range sc.pendingParams {
+		n := int(p.Number)
+		if t := tr.paramType(n); t.known() && t.oid != OIDText {
+			err := pgerr.New(pgerr.AmbiguousParameter, "inconsistent types deduced for parameter $%d", n).
+				WithDetail("%s versus %s", pgtypes.FormatType(t.oid, -1), pgtypes.FormatType(OIDText, -1))
+			return withLocation(err, p.Location)
+		}
+		tr.params[n] = text
+	}
+	sc.pendingParams = nil
+	return nil
+}
+
+// untypedParam reports whether n is a $n without a type so far.
+func (tr *translator) untypedParam(n *pg_query.Node) bool {
+	p := n.GetParamRef()
+	return p != nil && p.Number >= 1 && !tr.paramType(int(p.Number)).known()
+}
+
+// typeParam gives the parameter n the type t, unless it has one, and
+// returns its type.
+func (tr *translator) typeParam(n *pg_query.Node, t typ) typ {
+	num := int(n.GetParamRef().GetNumber())
+	tr.noteParam(num, t)
+	return tr.paramType(num)
+}
