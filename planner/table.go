@@ -314,8 +314,15 @@ func (t *Table) Unstage(ids []uint64) { t.unmirror(context.Background(), ids) }
 // Bound is a table bound to a snapshot for one statement.
 type Bound struct {
 	FromSQL string
-	Snap    *txn.Snapshot
-	release func()
+	// NoColumnsSQL yields the same rows with none of the table's columns
+	// (one constant column), for statements that read no column: DuckDB
+	// does not prune the columns of a UNION ALL's branches when a query
+	// references none of them, so count(*) over Parquet files plus buffered
+	// rows read every column of every file (10M rows: 114 ms) instead of
+	// the files' row counts (2 ms).
+	NoColumnsSQL string
+	Snap         *txn.Snapshot
+	release      func()
 }
 
 // Release ends the statement's hold on the snapshot.
@@ -368,22 +375,32 @@ func (t *Table) Bind(ctx context.Context, extra []txn.Batch) (*Bound, error) {
 			mcols = append(mcols, quoteIdent(c.Name))
 		}
 	}
-	var parts []string
+	var parts, none []string
+	const noCols = "1 AS __bsdb_row"
 	if len(files) > 0 {
 		quoted := make([]string, len(files))
 		for i, f := range files {
 			quoted[i] = quoteLiteral(f)
 		}
-		parts = append(parts, fmt.Sprintf("SELECT %s FROM read_parquet([%s])", strings.Join(cols, ", "), strings.Join(quoted, ", ")))
+		list := strings.Join(quoted, ", ")
+		parts = append(parts, fmt.Sprintf("SELECT %s FROM read_parquet([%s])", strings.Join(cols, ", "), list))
+		none = append(none, fmt.Sprintf("SELECT %s FROM read_parquet([%s])", noCols, list))
 	}
 	if len(ids) > 0 {
-		parts = append(parts, fmt.Sprintf("SELECT %s FROM %s WHERE %s", strings.Join(mcols, ", "), t.mirror, batchPredicate(ids)))
+		pred := batchPredicate(ids)
+		parts = append(parts, fmt.Sprintf("SELECT %s FROM %s WHERE %s", strings.Join(mcols, ", "), t.mirror, pred))
+		none = append(none, fmt.Sprintf("SELECT %s FROM %s WHERE %s", noCols, t.mirror, pred))
 	}
 	if len(parts) == 0 {
 		// Empty table: typed, zero rows.
 		parts = append(parts, fmt.Sprintf("SELECT %s FROM %s WHERE false", strings.Join(mcols, ", "), t.mirror))
+		none = append(none, fmt.Sprintf("SELECT %s WHERE false", noCols))
 	}
-	b := &Bound{FromSQL: "(" + strings.Join(parts, " UNION ALL ") + ")", Snap: snap}
+	b := &Bound{
+		FromSQL:      "(" + strings.Join(parts, " UNION ALL ") + ")",
+		NoColumnsSQL: "(" + strings.Join(none, " UNION ALL ") + ")",
+		Snap:         snap,
+	}
 	var once sync.Once
 	b.release = func() {
 		once.Do(func() {

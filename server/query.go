@@ -55,7 +55,7 @@ func (b *binder) LookupTable(schemaName, name string) (*bsql.TableInfo, error) {
 	}
 	b.bounds = append(b.bounds, bd)
 	b.tables = append(b.tables, t)
-	info.FromSQL = bd.FromSQL
+	info.FromSQL, info.NoColumnsFromSQL = bd.FromSQL, bd.NoColumnsSQL
 	return info, nil
 }
 

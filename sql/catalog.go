@@ -32,6 +32,11 @@ type TableInfo struct {
 	// The translator substitutes it verbatim for the table reference and
 	// keeps the user's alias (or the table name as alias).
 	FromSQL string
+	// NoColumnsFromSQL, if set, is a FROM item with the same rows and
+	// none of the columns, substituted instead of FromSQL in a statement
+	// that references no column at all (count(*), SELECT 1 FROM t): see
+	// noColumns.
+	NoColumnsFromSQL string
 }
 
 // ColumnInfo is one column of a table.

@@ -164,6 +164,11 @@ func (tr *translator) substitute(rv *pg_query.RangeVar, ti *TableInfo) *relInfo 
 	tr.tables = append(tr.tables, ti)
 	i := len(tr.subst)
 	tr.subst = append(tr.subst, ti.FromSQL)
+	noCols := ti.NoColumnsFromSQL
+	if rv.Alias != nil && len(rv.Alias.Colnames) > 0 {
+		noCols = "" // the alias names columns
+	}
+	tr.substNoCols = append(tr.substNoCols, noCols)
 	rel := &relInfo{alias: rv.Relname}
 	for _, c := range ti.Columns {
 		rel.cols = append(rel.cols, colInfo{name: c.Name, t: typ{c.TypeOID, c.TypeMod}})

@@ -65,7 +65,10 @@ type translator struct {
 	params   map[int]typ
 	maxParam int
 	subst    []string // placeholder i -> FromSQL
-	tables   []*TableInfo
+	// substNoCols[i] is table i's NoColumnsFromSQL ("" if none may be
+	// used): see useNoColumns.
+	substNoCols []string
+	tables      []*TableInfo
 	// paramNodes are the $n references not already under an explicit
 	// cast; castParams wraps them (no second walk of the tree).
 	paramNodes []*pg_query.Node
@@ -131,6 +134,7 @@ func (tr *translator) finish(n *pg_query.Node, cols []colInfo) (*Query, error) {
 		tr.castParams()
 	}
 	usesClock := tr.rewriteClock(n)
+	tr.useNoColumns(n)
 	text, err := tr.deparse(n)
 	if err != nil {
 		return nil, err
