@@ -74,6 +74,8 @@ func checkParameterTypes(t *testing.T, url string) {
 		{q: "SELECT $2, count($2 + 1)", err: "42P08 inconsistent types deduced for parameter $2 | integer versus text @8"},
 		{q: "SELECT $1 = 'a', $1 + 1", err: "42883 operator does not exist: text + integer |  @21"},
 		{q: "SELECT $1, $2::text, $2 || $1, $1 + 1", err: "42883 operator does not exist: text + integer |  @35"},
+		{q: "SELECT $2::int", err: "42P18 could not determine data type of parameter $1 |  @0"},
+		{q: "SELECT $1::int, $3::int", err: "42P18 could not determine data type of parameter $2 |  @0"},
 	} {
 		sd, err := conn.Prepare(ctx, "", c.q)
 		got := ""

@@ -244,6 +244,12 @@ func (s *session) runStatement(ctx context.Context, st *bsql.Statement, params [
 	s.takeFuncError()
 	ctx, cancel := s.withTimeout(ctx)
 	defer cancel()
+	if simple {
+		if err := bsql.NoParameters(st); err != nil {
+			s.fail()
+			return s.decorate(ctx, err, st)
+		}
+	}
 	p, err := s.plan(ctx, st, params, resultFormats)
 	if err != nil {
 		s.fail()

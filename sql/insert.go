@@ -126,6 +126,9 @@ func TranslateInsert(stmt *pg_query.Node, cat Catalog, declaredParams []uint32) 
 		}
 		return nil, e
 	}
+	if err := tr.checkParamGaps(stmt); err != nil {
+		return nil, err
+	}
 	out.Direct = tr.directRows(ti, out.Columns)
 	var src string
 	if out.Direct == nil || alwaysSource {

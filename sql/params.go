@@ -26,6 +26,11 @@ import (
 // The select list of a set operation's branch and of INSERT ... SELECT is
 // not resolved to text there (PostgreSQL's p_resolve_unknowns is off: the
 // set operation or the target column decides), and neither here.
+//
+// A parameter that the statement never references and the client did not
+// declare has no type at all: 42P18 "could not determine data type of
+// parameter $1" (checkParamGaps; PostgreSQL also says so for a referenced
+// parameter no context types, as in $1 IS NULL, where we take text).
 
 // notePendingParam records a bare $n of a select list that has no type
 // yet; resolveTargetParams settles it when the SELECT is done.
@@ -55,6 +60,26 @@ func (tr *translator) resolveTargetParams(sc *scope) error {
 	return nil
 }
 
+// checkParamGaps fails with 42P18 when a parameter below the highest one
+// is neither referenced anywhere in tree nor declared by the client.
+func (tr *translator) checkParamGaps(tree *pg_query.Node) error {
+	used := map[int]bool{}
+	maxUsed := 0
+	walkNodes(tree, func(x *pg_query.Node) bool {
+		if p := x.GetParamRef(); p != nil {
+			used[int(p.Number)] = true
+			maxUsed = max(maxUsed, int(p.Number))
+		}
+		return true
+	})
+	for i := 1; i < maxUsed; i++ {
+		if !used[i] && (i > len(tr.declared) || tr.declared[i-1] == 0) {
+			return pgerr.New(pgerr.IndeterminateDatatype, "could not determine data type of parameter $%d", i)
+		}
+	}
+	return nil
+}
+
 // untypedParam reports whether n is a $n without a type so far.
 func (tr *translator) untypedParam(n *pg_query.Node) bool {
 	p := n.GetParamRef()
@@ -67,4 +92,25 @@ func (tr *translator) typeParam(n *pg_query.Node, t typ) typ {
 	num := int(n.GetParamRef().GetNumber())
 	tr.noteParam(num, t)
 	return tr.paramType(num)
+}
+
+// NoParameters is PostgreSQL's check of a statement sent without
+// parameters (the simple query protocol): any $n in it is 42P02 "there is
+// no parameter $n" at the first one, except in PREPARE, whose statement
+// takes its parameters from EXECUTE.
+func NoParameters(st *Statement) error {
+	if st.Kind == KindPrepare || st.Tree == nil {
+		return nil
+	}
+	var first *pg_query.ParamRef
+	walkNodes(st.Tree, func(x *pg_query.Node) bool {
+		if p := x.GetParamRef(); p != nil && (first == nil || p.Location < first.Location) {
+			first = p
+		}
+		return true
+	})
+	if first == nil {
+		return nil
+	}
+	return withLocation(pgerr.New(pgerr.UndefinedParameter, "there is no parameter $%d", first.Number), first.Location)
 }

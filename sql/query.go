@@ -123,6 +123,9 @@ func TranslateQueryArgs(stmt *pg_query.Node, cat Catalog, declaredParams []uint3
 	if err != nil {
 		return nil, err
 	}
+	if err := tr.checkParamGaps(stmt); err != nil {
+		return nil, err
+	}
 	return tr.finish(n, cols)
 }
 

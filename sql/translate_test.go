@@ -91,10 +91,10 @@ func TestParamInference(t *testing.T) {
 		{"SELECT $1 AS x", nil, []uint32{OIDText}},
 		{"SELECT a + $1 AS x FROM t", nil, []uint32{OIDInt4}},
 		{"SELECT ts FROM s.u WHERE ts > $1", nil, []uint32{OIDTimestamptz}},
-		{"SELECT a FROM t WHERE a = $2", nil, []uint32{OIDText, OIDInt4}},         // $1 unused: text
-		{"SELECT a FROM t WHERE a = $1", []uint32{OIDInt8}, []uint32{OIDInt8}},    // declared wins
-		{"SELECT a FROM t WHERE a = $1", []uint32{0}, []uint32{OIDInt4}},          // 0 = infer
-		{"SELECT 1 AS x", []uint32{OIDInt4, OIDText}, []uint32{OIDInt4, OIDText}}, // declared but unused
+		{"SELECT a FROM t WHERE a = $2", []uint32{OIDText}, []uint32{OIDText, OIDInt4}}, // $1 unused but declared (undeclared: 42P18)
+		{"SELECT a FROM t WHERE a = $1", []uint32{OIDInt8}, []uint32{OIDInt8}},          // declared wins
+		{"SELECT a FROM t WHERE a = $1", []uint32{0}, []uint32{OIDInt4}},                // 0 = infer
+		{"SELECT 1 AS x", []uint32{OIDInt4, OIDText}, []uint32{OIDInt4, OIDText}},       // declared but unused
 		{"SELECT coalesce($1, a) AS c FROM t", nil, []uint32{OIDInt4}},
 		{"SELECT CASE WHEN a > 0 THEN $1 ELSE b END AS c FROM t", nil, []uint32{OIDText}},
 		// The first coercion decides (PostgreSQL's parse order).
@@ -148,6 +148,19 @@ func TestParamConflict(t *testing.T) {
 	}
 	if _, err := TranslateInsert(mustParse1(t, "INSERT INTO t SELECT $1, $1 || 'x'").Tree, unitCat, nil); err != nil {
 		t.Errorf("INSERT ... SELECT: %v", err)
+	}
+	// A parameter nothing references and nobody declared: 42P18.
+	for _, q := range []string{"SELECT a FROM t WHERE a = $2", "INSERT INTO t VALUES ($2, 'x')"} {
+		st := mustParse1(t, q)
+		var err error
+		if st.Kind == KindInsert {
+			_, err = TranslateInsert(st.Tree, unitCat, nil)
+		} else {
+			_, err = TranslateQuery(st.Tree, unitCat, nil)
+		}
+		if e, ok := pgerr.As(err); !ok || e.Code != pgerr.IndeterminateDatatype || e.Message != "could not determine data type of parameter $1" {
+			t.Errorf("%s: %v, want 42P18", q, err)
+		}
 	}
 }
 

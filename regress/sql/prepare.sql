@@ -43,5 +43,21 @@ PREPARE e7 AS SELECT $1 = 'a' AS eq, $1 + 1;
 PREPARE e8 AS SELECT $1 || 'x', $1 + 1;
 EXECUTE e1(1);
 
+-- a parameter that nothing references has no type; a declared one has
+PREPARE g1 AS SELECT $2::int;
+PREPARE g2 AS SELECT $1::int, $3::int;
+PREPARE g3(text, int) AS SELECT $2 + 1 AS n;
+EXECUTE g3('unused', 1);
+CREATE TABLE prep_t (a integer, b text);
+PREPARE g4 AS INSERT INTO prep_t VALUES ($2, 'x');
+PREPARE g5 AS INSERT INTO prep_t VALUES ($1, $2);
+EXECUTE g5(1, 'one');
+SELECT * FROM prep_t;
+DROP TABLE prep_t;
+
+-- a statement sent without parameters (simple query) has none
+SELECT $1;
+SELECT 1 AS a, $2 + 1 AS b, $1;
+
 DEALLOCATE p1;
 DEALLOCATE ALL;
