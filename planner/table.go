@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -52,6 +53,24 @@ type Table struct {
 	// which no statement between snapshot and end of query can overlap).
 	mirMu    sync.Mutex
 	mirrored map[uint64]struct{}
+
+	// derived caches a caller's value computed from the (immutable)
+	// schema of this handle: see Derived.
+	derived atomic.Value
+}
+
+// Derived returns the value compute gives for this table handle, computed
+// once (concurrent first calls may compute it more than once; one result
+// wins). The schema of a handle never changes, so neither may the value.
+func (t *Table) Derived(compute func() any) any {
+	if v := t.derived.Load(); v != nil {
+		return v
+	}
+	v := compute()
+	if !t.derived.CompareAndSwap(nil, v) {
+		return t.derived.Load()
+	}
+	return v
 }
 
 func (e *Engine) attach(ctx context.Context, id catalog.TableID, ent *catalog.Entry, tt *txn.Table) (*Table, error) {

