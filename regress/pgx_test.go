@@ -143,14 +143,14 @@ func checkStartupOptions(t *testing.T, url string) {
 	mustExec(t, ctx, admin, "INSERT INTO so_s1.so_t VALUES (42)")
 
 	conn, err := connectOptions(ctx, t, url,
-		`-c search_path=so_s1,\ public -c synchronous_commit=off --DateStyle=German --extra-float-digits=0 -c application_name=from_options`,
+		`-c search_path=so_s1,\ public -c synchronous_commit=local --DateStyle=German --extra-float-digits=0 -c application_name=from_options`,
 		map[string]string{"application_name": "explicit"})
 	if err != nil {
 		t.Fatalf("connect with options: %v", err)
 	}
 	for _, c := range []struct{ setting, want string }{
 		{"search_path", "so_s1, public"},
-		{"synchronous_commit", "off"},
+		{"synchronous_commit", "local"},
 		{"DateStyle", "German, DMY"},
 		{"extra_float_digits", "0"},
 		{"application_name", "explicit"},
@@ -173,7 +173,7 @@ func checkStartupOptions(t *testing.T, url string) {
 
 	for _, c := range []struct{ options, code, msg string }{
 		{"-c nosuch=1", "42704", `unrecognized configuration parameter "nosuch"`},
-		{"-c synchronous_commit=off --nosuch-either=1", "42704", `unrecognized configuration parameter "nosuch_either"`},
+		{"-c synchronous_commit=local --nosuch-either=1", "42704", `unrecognized configuration parameter "nosuch_either"`},
 		{"-c statement_timeout=bogus", "22023", `invalid value for parameter "statement_timeout": "bogus"`},
 		{"-c server_version=1", "55P02", `parameter "server_version" cannot be changed`},
 		{"-c noequals", "42601", "-c noequals requires a value"},
