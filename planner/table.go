@@ -333,6 +333,7 @@ func (t *Table) Unstage(ids []uint64) { t.unmirror(context.Background(), ids) }
 // Bound is a table bound to a snapshot for one statement.
 type Bound struct {
 	FromSQL string
+	// FromSQL is empty for BindRows.
 	// NoColumnsSQL yields the same rows with none of the table's columns
 	// (one constant column), for statements that read no column: DuckDB
 	// does not prune the columns of a UNION ALL's branches when a query
@@ -355,6 +356,18 @@ func (b *Bound) Release() {
 // Bind takes a snapshot and returns the DuckDB relation of the table as of
 // it, plus extra batches (the session's own uncommitted writes).
 func (t *Table) Bind(ctx context.Context, extra []txn.Batch) (*Bound, error) {
+	return t.bind(ctx, extra, true)
+}
+
+// BindRows is Bind for a statement that reads none of the table's columns:
+// only NoColumnsSQL is set, and buffered batches are counted, not copied
+// into the mirror (an INSERT's ack to its row in count(*) on another
+// session: no mirror INSERT of the new batch on the way).
+func (t *Table) BindRows(ctx context.Context, extra []txn.Batch) (*Bound, error) {
+	return t.bind(ctx, extra, false)
+}
+
+func (t *Table) bind(ctx context.Context, extra []txn.Batch, columns bool) (*Bound, error) {
 	t.gc.RLock()
 	snap, err := t.T.Snapshot(ctx)
 	if err != nil {
@@ -362,10 +375,10 @@ func (t *Table) Bind(ctx context.Context, extra []txn.Batch) (*Bound, error) {
 		return nil, err
 	}
 	files, err := t.eng.localFiles(ctx, t, snap.Manifest)
-	if err == nil {
+	if err == nil && columns {
 		err = t.ensureMirrored(ctx, snap.Batches)
 	}
-	if err == nil {
+	if err == nil && columns {
 		err = t.ensureMirrored(ctx, extra)
 	}
 	if err != nil {
@@ -373,8 +386,44 @@ func (t *Table) Bind(ctx context.Context, extra []txn.Batch) (*Bound, error) {
 		t.gc.RUnlock()
 		return nil, err
 	}
-	ids := make([]uint64, 0, len(snap.Batches)+len(extra))
+	quoted := make([]string, len(files))
+	for i, f := range files {
+		quoted[i] = quoteLiteral(f)
+	}
+	list := strings.Join(quoted, ", ")
+	// The column-less relation: the files' rows (DuckDB counts them from
+	// the footers) and as many constant rows as the buffered batches hold.
+	var rows int64
 	for _, b := range snap.Batches {
+		rows += b.Rec.NumRows()
+	}
+	for _, b := range extra {
+		rows += b.Rec.NumRows()
+	}
+	const noCols = "SELECT 1 AS __bsdb_row"
+	none := fmt.Sprintf("%s FROM range(%d)", noCols, rows)
+	if len(files) > 0 {
+		none = fmt.Sprintf("%s FROM read_parquet([%s]) UNION ALL %s", noCols, list, none)
+	}
+	b := &Bound{NoColumnsSQL: "(" + none + ")", Snap: snap}
+	if columns {
+		b.FromSQL = t.relation(list, snap.Batches, extra)
+	}
+	var once sync.Once
+	b.release = func() {
+		once.Do(func() {
+			snap.Release()
+			t.gc.RUnlock()
+		})
+	}
+	return b, nil
+}
+
+// relation is the table's rows with its columns: the files (quoted, comma
+// separated) and the mirror's rows of the batches.
+func (t *Table) relation(files string, batches, extra []txn.Batch) string {
+	ids := make([]uint64, 0, len(batches)+len(extra))
+	for _, b := range batches {
 		ids = append(ids, b.ID)
 	}
 	for _, b := range extra {
@@ -394,40 +443,18 @@ func (t *Table) Bind(ctx context.Context, extra []txn.Batch) (*Bound, error) {
 			mcols = append(mcols, quoteIdent(c.Name))
 		}
 	}
-	var parts, none []string
-	const noCols = "1 AS __bsdb_row"
-	if len(files) > 0 {
-		quoted := make([]string, len(files))
-		for i, f := range files {
-			quoted[i] = quoteLiteral(f)
-		}
-		list := strings.Join(quoted, ", ")
-		parts = append(parts, fmt.Sprintf("SELECT %s FROM read_parquet([%s])", strings.Join(cols, ", "), list))
-		none = append(none, fmt.Sprintf("SELECT %s FROM read_parquet([%s])", noCols, list))
+	var parts []string
+	if files != "" {
+		parts = append(parts, fmt.Sprintf("SELECT %s FROM read_parquet([%s])", strings.Join(cols, ", "), files))
 	}
 	if len(ids) > 0 {
-		pred := batchPredicate(ids)
-		parts = append(parts, fmt.Sprintf("SELECT %s FROM %s WHERE %s", strings.Join(mcols, ", "), t.mirror, pred))
-		none = append(none, fmt.Sprintf("SELECT %s FROM %s WHERE %s", noCols, t.mirror, pred))
+		parts = append(parts, fmt.Sprintf("SELECT %s FROM %s WHERE %s", strings.Join(mcols, ", "), t.mirror, batchPredicate(ids)))
 	}
 	if len(parts) == 0 {
 		// Empty table: typed, zero rows.
 		parts = append(parts, fmt.Sprintf("SELECT %s FROM %s WHERE false", strings.Join(mcols, ", "), t.mirror))
-		none = append(none, fmt.Sprintf("SELECT %s WHERE false", noCols))
 	}
-	b := &Bound{
-		FromSQL:      "(" + strings.Join(parts, " UNION ALL ") + ")",
-		NoColumnsSQL: "(" + strings.Join(none, " UNION ALL ") + ")",
-		Snap:         snap,
-	}
-	var once sync.Once
-	b.release = func() {
-		once.Do(func() {
-			snap.Release()
-			t.gc.RUnlock()
-		})
-	}
-	return b, nil
+	return "(" + strings.Join(parts, " UNION ALL ") + ")"
 }
 
 // localFiles returns local paths of the snapshot's data files, fetching

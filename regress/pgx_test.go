@@ -40,6 +40,52 @@ var e2eChecks = []struct {
 	{"ClockFunctions", checkClockFunctions},
 	{"StartupOptions", checkStartupOptions},
 	{"ParameterTypes", checkParameterTypes},
+	{"CountWithoutColumns", checkCountWithoutColumns},
+}
+
+// checkCountWithoutColumns: statements that read no column (count(*),
+// SELECT 1 FROM t) see exactly the rows the same statement reading a column
+// sees: other sessions' acknowledged rows at once, the session's own
+// uncommitted rows and nobody else's.
+func checkCountWithoutColumns(t *testing.T, url string) {
+	ctx := testContext(t)
+	c1, c2 := connect(t, url), connect(t, url)
+	mustExec(t, ctx, c1, "CREATE TABLE cwc (a int, b text)")
+	counts := func(c *pgx.Conn) string {
+		t.Helper()
+		var out []string
+		for _, q := range []string{
+			"SELECT count(*) FROM cwc",
+			"SELECT count(a) FROM cwc",
+			"SELECT count(1) FROM cwc x",
+			"SELECT count(*) FROM cwc WHERE false",
+			"SELECT count(*) FROM (SELECT * FROM cwc) s",
+			"SELECT count(*) FROM cwc c1, cwc c2",
+			"SELECT count(*) FROM (SELECT 1 FROM cwc LIMIT 2) s",
+		} {
+			out = append(out, fmt.Sprint(queryInt(t, ctx, c, q)))
+		}
+		return strings.Join(out, " ")
+	}
+	check := func(c *pgx.Conn, when, want string) {
+		t.Helper()
+		if got := counts(c); got != want {
+			t.Errorf("%s: counts %s, want %s", when, got, want)
+		}
+	}
+	check(c2, "empty", "0 0 0 0 0 0 0")
+	mustExec(t, ctx, c1, "INSERT INTO cwc VALUES (1, 'a'), (2, 'b'), (NULL, 'c')")
+	check(c2, "after an autocommit INSERT, other session", "3 2 3 0 3 9 2")
+	mustExec(t, ctx, c1, "BEGIN")
+	mustExec(t, ctx, c1, "INSERT INTO cwc VALUES (4, 'd'), (5, 'e')")
+	check(c1, "own uncommitted rows", "5 4 5 0 5 25 2")
+	check(c2, "other session before COMMIT", "3 2 3 0 3 9 2")
+	mustExec(t, ctx, c1, "COMMIT")
+	check(c2, "after COMMIT", "5 4 5 0 5 25 2")
+	var exists bool
+	if err := c2.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM cwc)").Scan(&exists); err != nil || !exists {
+		t.Errorf("EXISTS: %v %v", exists, err)
+	}
 }
 
 // checkParameterTypes: Parse infers each undeclared parameter's type from

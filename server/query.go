@@ -39,7 +39,10 @@ type binder struct {
 	sysFresh bool
 }
 
-var _ bsql.Catalog = (*binder)(nil)
+var (
+	_ bsql.Catalog     = (*binder)(nil)
+	_ bsql.RowsCatalog = (*binder)(nil)
+)
 
 // TypeSettings gives the translator the session's DateStyle/TimeZone for
 // literal input (bsql.SettingsSource).
@@ -57,6 +60,23 @@ func (b *binder) LookupTable(schemaName, name string) (*bsql.TableInfo, error) {
 	b.bounds = append(b.bounds, bd)
 	b.tables = append(b.tables, t)
 	info.FromSQL, info.NoColumnsFromSQL = bd.FromSQL, bd.NoColumnsSQL
+	return info, nil
+}
+
+// LookupTableRows binds a table for a statement that reads none of its
+// columns (bsql.RowsCatalog): buffered rows are counted, not mirrored.
+func (b *binder) LookupTableRows(schemaName, name string) (*bsql.TableInfo, error) {
+	info, t, err := b.openTable(schemaName, name)
+	if err != nil || t == nil {
+		return info, err
+	}
+	bd, err := t.BindRows(b.ctx, b.s.tx.pendingBatches(t))
+	if err != nil {
+		return nil, err
+	}
+	b.bounds = append(b.bounds, bd)
+	b.tables = append(b.tables, t)
+	info.NoColumnsFromSQL = bd.NoColumnsSQL
 	return info, nil
 }
 

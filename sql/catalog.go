@@ -23,6 +23,13 @@ func describeTable(cat Catalog, schema, name string) (*TableInfo, error) {
 	return cat.LookupTable(schema, name)
 }
 
+// RowsCatalog is implemented by catalogs that bind a table more cheaply
+// for a statement that reads none of its columns (see noColumns): the
+// returned TableInfo has NoColumnsFromSQL and may leave FromSQL empty.
+type RowsCatalog interface {
+	LookupTableRows(schemaName, name string) (*TableInfo, error)
+}
+
 // TableInfo describes a table for translation.
 type TableInfo struct {
 	Schema, Name string

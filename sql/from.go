@@ -147,7 +147,11 @@ func (tr *translator) rangeVar(rv *pg_query.RangeVar, sc *scope) (*relInfo, erro
 	if tr.cat == nil {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", qualName(rv.Schemaname, rv.Relname)).WithPosition(int(rv.Location) + 1)
 	}
-	ti, err := tr.cat.LookupTable(rv.Schemaname, rv.Relname)
+	lookup := tr.cat.LookupTable
+	if rc, ok := tr.cat.(RowsCatalog); ok && tr.noColumns && (rv.Alias == nil || len(rv.Alias.Colnames) == 0) {
+		lookup = rc.LookupTableRows
+	}
+	ti, err := lookup(rv.Schemaname, rv.Relname)
 	if err != nil {
 		if e, ok := pgerr.As(err); ok && e.Position == 0 && rv.Location >= 0 {
 			return nil, e.WithPosition(int(rv.Location) + 1)

@@ -36,3 +36,45 @@ func TestNoColumnsSubstitution(t *testing.T) {
 		}
 	}
 }
+
+// rowsCatalog binds tables without columns through LookupTableRows.
+type rowsCatalog struct {
+	testCatalog
+	rows []string // tables looked up without columns
+}
+
+func (c *rowsCatalog) LookupTableRows(schema, name string) (*TableInfo, error) {
+	ti, err := c.LookupTable(schema, name)
+	if err != nil {
+		return nil, err
+	}
+	c.rows = append(c.rows, name)
+	cp := *ti
+	cp.FromSQL, cp.NoColumnsFromSQL = "", "rows_"+name
+	return &cp, nil
+}
+
+// TestRowsCatalog: a statement that reads no column (decided before the
+// tables are looked up) binds them with LookupTableRows; any other
+// statement with LookupTable.
+func TestRowsCatalog(t *testing.T) {
+	cases := []struct {
+		q, want string
+		rows    int
+	}{
+		{"SELECT count(*) FROM t", "SELECT count(*) AS count FROM rows_t t", 1},
+		{"SELECT count(*) FROM t, t x", "SELECT count(*) AS count FROM rows_t t, rows_t x", 2},
+		{"SELECT count(a) FROM t", "SELECT count(a) AS count FROM full_t t", 0},
+		{"SELECT count(*) FROM t AS x(c, d)", "SELECT count(*) AS count FROM full_t x(c, d)", 0},
+		{"SELECT * FROM t", "SELECT * FROM full_t t", 0},
+	}
+	for _, c := range cases {
+		cat := &rowsCatalog{testCatalog: testCatalog{
+			"t": {Name: "t", FromSQL: "full_t", NoColumnsFromSQL: "none_t", Columns: []ColumnInfo{
+				{Name: "a", TypeOID: OIDInt4, TypeMod: -1}, {Name: "b", TypeOID: OIDText, TypeMod: -1}}},
+		}}
+		if got := translate(t, cat, c.q).SQL; got != c.want || len(cat.rows) != c.rows {
+			t.Errorf("%s\n got: %s (%d tables without columns)\nwant: %s (%d)", c.q, got, len(cat.rows), c.want, c.rows)
+		}
+	}
+}

@@ -66,8 +66,10 @@ type translator struct {
 	maxParam int
 	subst    []string // placeholder i -> FromSQL
 	// substNoCols[i] is table i's NoColumnsFromSQL ("" if none may be
-	// used): see useNoColumns.
+	// used): see useNoColumns. noColumns: the statement as written reads no
+	// column, so tables are looked up with RowsCatalog when available.
 	substNoCols []string
+	noColumns   bool
 	tables      []*TableInfo
 	// paramNodes are the $n references not already under an explicit
 	// cast; castParams wraps them (no second walk of the tree).
@@ -112,6 +114,7 @@ func TranslateQueryArgs(stmt *pg_query.Node, cat Catalog, declaredParams []uint3
 	tr := newTranslator(cat, declaredParams)
 	tr.values = values
 	n := proto.Clone(stmt).(*pg_query.Node)
+	tr.noColumns = !readsColumns(n.ProtoReflect())
 	if rewriteSystem(n) {
 		if p, ok := cat.(SystemPreparer); ok {
 			if err := p.PrepareSystem(); err != nil {
@@ -137,7 +140,9 @@ func (tr *translator) finish(n *pg_query.Node, cols []colInfo) (*Query, error) {
 		tr.castParams()
 	}
 	usesClock := tr.rewriteClock(n)
-	tr.useNoColumns(n)
+	if err := tr.useNoColumns(n); err != nil {
+		return nil, err
+	}
 	text, err := tr.deparse(n)
 	if err != nil {
 		return nil, err
