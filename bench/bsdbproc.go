@@ -139,20 +139,50 @@ func (s *bsdbServer) kill() {
 	<-s.done
 }
 
-// walBytes is the size of every file under the WAL directory.
+// walBytes is the data under the WAL directory: the size of every file
+// less the zeros at its end (the active segment is preallocated ahead of
+// its stream).
 func (s *bsdbServer) walBytes() int64 { return dirBytes(s.walDir) }
 
 func dirBytes(dir string) int64 {
 	var n int64
-	filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
-			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
-			}
+			n += dataBytes(path)
 		}
 		return nil
 	})
 	return n
+}
+
+// dataBytes is the size of a file up to its last non-zero byte, read
+// backwards in 1 MiB chunks (only the zero tail is read).
+func dataBytes(path string) int64 {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return 0
+	}
+	end := fi.Size()
+	buf := make([]byte, 1<<20)
+	for end > 0 {
+		off := max(end-int64(len(buf)), 0)
+		chunk := buf[:end-off]
+		if _, err := f.ReadAt(chunk, off); err != nil {
+			return end
+		}
+		for i := len(chunk) - 1; i >= 0; i-- {
+			if chunk[i] != 0 {
+				return off + int64(i) + 1
+			}
+		}
+		end = off
+	}
+	return 0
 }
 
 // peakRSS reads VmHWM (kB) of pid; resetPeakRSS clears it (Linux >= 4.0).

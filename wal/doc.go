@@ -110,6 +110,15 @@
 //     offset; every complete valid batch before it is kept. If the
 //     incomplete frame's length overruns a later complete message, the
 //     length itself is damaged: corruption;
+//   - a torn write into preallocated space (segments are fallocate'd ahead
+//     of the stream, Options.Preallocate, and trimmed when sealed): in a
+//     segment without an end-of-stream marker, a frame that fails
+//     verification, or a frame boundary that reads as zeros with data
+//     after it, showing a sector that reads as zeros from the frame's part
+//     to the sector's end (it was never persisted), is where the stream
+//     ends: no fdatasync completed after that write, so nothing from there
+//     on was acknowledged. A warning gives the bytes dropped (see
+//     unwrittenIn in reader.go);
 //   - anything else refuses to open with *CorruptionError{Segment, Offset,
 //     Err}: a bad continuation marker, a length out of bounds, a checksum
 //     mismatch (wherever the batch is), an undecodable frame followed by
