@@ -16,6 +16,7 @@ import (
 	"github.com/bsdb/bsdb-pg/pgwire"
 	"github.com/bsdb/bsdb-pg/planner"
 	bsql "github.com/bsdb/bsdb-pg/sql"
+	"github.com/bsdb/bsdb-pg/txn"
 )
 
 // binder resolves table names for the translator, binding each table to a
@@ -49,34 +50,29 @@ var (
 func (b *binder) TypeSettings() *pgtypes.Settings { return &b.s.set.types }
 
 func (b *binder) LookupTable(schemaName, name string) (*bsql.TableInfo, error) {
+	return b.lookup(schemaName, name, (*planner.Table).Bind)
+}
+
+// LookupTableRows binds a table for a statement that reads none of its
+// columns (bsql.RowsCatalog): buffered rows are counted, not mirrored.
+func (b *binder) LookupTableRows(schemaName, name string) (*bsql.TableInfo, error) {
+	return b.lookup(schemaName, name, (*planner.Table).BindRows)
+}
+
+// lookup resolves a name and binds a table of ours with bind, which the
+// statement holds until release.
+func (b *binder) lookup(schemaName, name string, bind func(*planner.Table, context.Context, []txn.Batch) (*planner.Bound, error)) (*bsql.TableInfo, error) {
 	info, t, err := b.openTable(schemaName, name)
 	if err != nil || t == nil {
 		return info, err
 	}
-	bd, err := t.Bind(b.ctx, b.s.tx.pendingBatches(t))
+	bd, err := bind(t, b.ctx, b.s.tx.pendingBatches(t))
 	if err != nil {
 		return nil, err
 	}
 	b.bounds = append(b.bounds, bd)
 	b.tables = append(b.tables, t)
 	info.FromSQL, info.NoColumnsFromSQL = bd.FromSQL, bd.NoColumnsSQL
-	return info, nil
-}
-
-// LookupTableRows binds a table for a statement that reads none of its
-// columns (bsql.RowsCatalog): buffered rows are counted, not mirrored.
-func (b *binder) LookupTableRows(schemaName, name string) (*bsql.TableInfo, error) {
-	info, t, err := b.openTable(schemaName, name)
-	if err != nil || t == nil {
-		return info, err
-	}
-	bd, err := t.BindRows(b.ctx, b.s.tx.pendingBatches(t))
-	if err != nil {
-		return nil, err
-	}
-	b.bounds = append(b.bounds, bd)
-	b.tables = append(b.tables, t)
-	info.NoColumnsFromSQL = bd.NoColumnsSQL
 	return info, nil
 }
 

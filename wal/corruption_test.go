@@ -100,6 +100,32 @@ func expectCorruption(t *testing.T, err error, seg string, off int64, class erro
 	}
 }
 
+// expectOpen checks an Open of segment seg: with errOff < 0 it recovered
+// exactly the transactions want; else it failed with corruption at errOff
+// (of class errKind, unless nil).
+func expectOpen(t *testing.T, seg string, recs []Record, err error, want []uuid.UUID, errOff int64, errKind error) {
+	t.Helper()
+	if errOff < 0 {
+		if err != nil {
+			t.Fatalf("unexpected error: %v", err)
+		}
+		expectTxs(t, recs, want)
+		return
+	}
+	if err == nil {
+		releaseAll(recs)
+		t.Fatalf("opened with %d records; want corruption at %d", len(recs), errOff)
+	}
+	if errKind == nil {
+		var ce *CorruptionError
+		if !errors.As(err, &ce) || ce.Segment != seg || ce.Offset != errOff {
+			t.Fatalf("got %v; want corruption of %s at %d", err, seg, errOff)
+		}
+		return
+	}
+	expectCorruption(t, err, seg, errOff, errKind)
+}
+
 func TestCorruptionTornFinalFrameEveryOffset(t *testing.T) {
 	fx := buildFixture(t)
 	last := fx.frames[5]
@@ -178,25 +204,7 @@ func TestCorruptionTable(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			recs, err := openBytes(t, fx.name, c.data)
-			if c.errOff < 0 {
-				if err != nil {
-					t.Fatalf("unexpected error: %v", err)
-				}
-				expectTxs(t, recs, c.want)
-				return
-			}
-			if err == nil {
-				releaseAll(recs)
-				t.Fatalf("opened with %d records; want corruption at %d", len(recs), c.errOff)
-			}
-			if c.errKind == nil {
-				var ce *CorruptionError
-				if !errors.As(err, &ce) || ce.Segment != fx.name || ce.Offset != c.errOff {
-					t.Fatalf("got %v; want corruption of %s at %d", err, fx.name, c.errOff)
-				}
-				return
-			}
-			expectCorruption(t, err, fx.name, c.errOff, c.errKind)
+			expectOpen(t, fx.name, recs, err, c.want, c.errOff, c.errKind)
 		})
 	}
 }

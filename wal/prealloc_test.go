@@ -1,7 +1,6 @@
 package wal
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -140,25 +139,7 @@ func TestTornWriteIntoPreallocatedSpace(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			recs, err := openBytes(t, fx.name, c.data)
-			if c.errOff < 0 {
-				if err != nil {
-					t.Fatalf("unexpected error: %v", err)
-				}
-				expectTxs(t, recs, c.want)
-				return
-			}
-			if err == nil {
-				releaseAll(recs)
-				t.Fatalf("opened with %d records; want corruption at %d", len(recs), c.errOff)
-			}
-			var ce *CorruptionError
-			if !errors.As(err, &ce) || ce.Offset != c.errOff {
-				t.Fatalf("got %v; want corruption at %d", err, c.errOff)
-			}
-			if c.errKind == nil {
-				return
-			}
-			expectCorruption(t, err, fx.name, c.errOff, c.errKind)
+			expectOpen(t, fx.name, recs, err, c.want, c.errOff, c.errKind)
 		})
 	}
 }
