@@ -38,6 +38,13 @@ func FuzzSegmentReader(f *testing.F) {
 	f.Add(make([]byte, 64))
 	f.Add(eosMarker)
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x08, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8})
+	// A crashed preallocated segment: the stream without its end marker,
+	// then zeros; and the same with a sector of the middle never written.
+	open := append(append([]byte(nil), data[:len(data)-8]...), make([]byte, 2048)...)
+	f.Add(open)
+	holed := append([]byte(nil), open...)
+	clear(holed[len(data)/2&^(sectorSize-1) : len(data)/2&^(sectorSize-1)+sectorSize])
+	f.Add(holed)
 
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, name := range []string{"log_00000000000000000001_000001_00000001.arrow", "foreign.arrow"} {
