@@ -136,6 +136,17 @@
 //     PostgreSQL); over numeric the table macro
 //     __bsdb_generate_series_numeric; date arguments become timestamptz
 //     and an untyped step interval (srf.go).
+//   - A set-returning function in the select list (also ORDER BY,
+//     DISTINCT ON, a single-row INSERT ... VALUES): generate_series(...) ->
+//     unnest(<DuckDB list of the series>), cast to PostgreSQL's result type
+//     where DuckDB's differs, which DuckDB expands like PostgreSQL 10+ (a
+//     row per value, several in lockstep padded with NULLs); a zero step
+//     is 22023 (macro __bsdb_generate_series, which also keeps DuckDB from
+//     folding a constant series into one huge LIST value), numeric uses the
+//     list macro __bsdb_generate_series_numeric_list. Where PostgreSQL refuses a
+//     set-returning function (WHERE, HAVING, LIMIT, JOIN ... ON, VALUES,
+//     RETURNING, CASE, COALESCE, aggregate and window arguments, operands of
+//     AND/OR/NOT) its error is raised at translation (srf.go).
 //   - x || y where one side is a non-string type: that side is cast to text
 //     (PostgreSQL's anynonarray || text); with an untyped side (NULL) the
 //     result is cast to text (DuckDB would type it after the NULL).
@@ -182,7 +193,9 @@
 // value: last ascending, first descending); the division macros; the float
 // overflow check __bsdb_fchk; the exact numeric division __bsdb_numdiv and
 // its helpers (numdiv.go); the INSERT check macros __bsdb_check_len / __bsdb_check_not_null;
-// the table macro __bsdb_generate_series_numeric (srf.go). Macros are
+// the table macro __bsdb_generate_series_numeric and the list macros
+// __bsdb_generate_series / __bsdb_generate_series_numeric_list with their
+// helper __bsdb_unfolded (srf.go). Macros are
 // TEMP (connection-local) so no two connections contend on the catalog.
 //
 // Semantics that need no rewrite (verified by the differential test):
@@ -230,9 +243,14 @@
 //     PostgreSQL says "nums.i"); 42883 for an unknown function cannot always
 //     name the argument types.
 //   - Volatile expressions used as divisors are evaluated twice by the
-//     division macro (random() / random() differs from PostgreSQL).
+//     division macro (random() / random() differs from PostgreSQL); so are
+//     the step of a select-list generate_series and the bounds of a numeric
+//     one.
 //   - UPDATE, DELETE, ON CONFLICT, SELECT ... FOR UPDATE, SELECT INTO are
 //     classified but not translated.
+//   - Set-returning functions in GROUP BY, in a window's PARTITION BY /
+//     ORDER BY, or nested in another's arguments are 0A000 (PostgreSQL
+//     runs them); unnest of a multi-dimensional array expands one level.
 //
 // # Error positions
 //

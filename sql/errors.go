@@ -100,6 +100,11 @@ var errRules = []errRule{
 	{re: regexp.MustCompile(`^(?:Binder|Invalid Input) Error: (?:interval cannot be 0!|step size cannot equal zero)`), fn: func(m []string, _ string) *pgerr.Error {
 		return pgerr.New(pgerr.InvalidParameterValue, "step size cannot equal zero")
 	}},
+	// unnest where DuckDB cannot evaluate it (a set-returning function
+	// in a clause the translator did not catch: srf.go).
+	{re: regexp.MustCompile(`^Binder Error: UNNEST not supported here`), fn: func(m []string, _ string) *pgerr.Error {
+		return pgerr.New(pgerr.FeatureNotSupported, "set-returning functions are not supported here")
+	}},
 	// error() of the pgcatalog macros: 'x'::regclass and the other reg* casts.
 	{re: regexp.MustCompile(`^Invalid Input Error: ((relation|type|schema|role) ".*" does not exist)$`), fn: func(m []string, _ string) *pgerr.Error {
 		code := map[string]string{"relation": pgerr.UndefinedTable, "type": pgerr.UndefinedObject,

@@ -38,8 +38,14 @@ func (tr *translator) expr(n *pg_query.Node, sc *scope, want typ) (typ, error) {
 	case *pg_query.Node_AExpr:
 		return tr.aExpr(n, v.AExpr, sc, want)
 	case *pg_query.Node_BoolExpr:
+		construct := map[pg_query.BoolExprType]string{pg_query.BoolExprType_AND_EXPR: "AND",
+			pg_query.BoolExprType_OR_EXPR: "OR", pg_query.BoolExprType_NOT_EXPR: "NOT"}[v.BoolExpr.Boolop]
 		for _, a := range v.BoolExpr.Args {
+			before, loc := len(sc.srfs), exprLocation(a)
 			if _, err := tr.expr(a, sc, typ{OIDBool, -1}); err != nil {
+				return unknownTyp, err
+			}
+			if err := checkNoSetArg(sc, before, construct, loc); err != nil {
 				return unknownTyp, err
 			}
 		}
@@ -48,14 +54,27 @@ func (tr *translator) expr(n *pg_query.Node, sc *scope, want typ) (typ, error) {
 		_, err := tr.expr(v.NullTest.Arg, sc, unknownTyp)
 		return typ{OIDBool, -1}, err
 	case *pg_query.Node_BooleanTest:
-		_, err := tr.expr(v.BooleanTest.Arg, sc, typ{OIDBool, -1})
-		return typ{OIDBool, -1}, err
+		before, loc := len(sc.srfs), exprLocation(v.BooleanTest.Arg)
+		if _, err := tr.expr(v.BooleanTest.Arg, sc, typ{OIDBool, -1}); err != nil {
+			return unknownTyp, err
+		}
+		return typ{OIDBool, -1}, checkNoSetArg(sc, before, booleanTestName(v.BooleanTest.Booltesttype), loc)
 	case *pg_query.Node_FuncCall:
 		return tr.funcCall(n, v.FuncCall, sc)
 	case *pg_query.Node_CaseExpr:
-		return tr.caseExpr(v.CaseExpr, sc, want)
+		before := len(sc.srfs)
+		t, err := tr.caseExpr(v.CaseExpr, sc, want)
+		if err == nil {
+			err = checkNoSRF(sc, before, "CASE")
+		}
+		return t, err
 	case *pg_query.Node_CoalesceExpr:
-		return tr.sameTypeArgs(v.CoalesceExpr.Args, sc, want)
+		before := len(sc.srfs)
+		t, err := tr.sameTypeArgs(v.CoalesceExpr.Args, sc, want)
+		if err == nil {
+			err = checkNoSRF(sc, before, "COALESCE")
+		}
+		return t, err
 	case *pg_query.Node_MinMaxExpr:
 		return tr.sameTypeArgs(v.MinMaxExpr.Args, sc, want)
 	case *pg_query.Node_SubLink:
@@ -291,6 +310,24 @@ func (tr *translator) aExpr(n *pg_query.Node, e *pg_query.A_Expr, sc *scope, wan
 	untypedL, untypedR := tr.untypedParam(e.Lexpr), tr.untypedParam(e.Rexpr)
 	var lt, rt typ
 	var err error
+	switch e.Kind {
+	case pg_query.A_Expr_Kind_AEXPR_BETWEEN, pg_query.A_Expr_Kind_AEXPR_BETWEEN_SYM,
+		pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN, pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM:
+		// PostgreSQL expands BETWEEN into AND (NOT BETWEEN into OR) of
+		// comparisons, whose arguments must not return a set.
+		construct := "AND"
+		if e.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN || e.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM {
+			construct = "OR"
+		}
+		before, loc := len(sc.srfs), exprLocation(e.Lexpr)
+		if loc < 0 {
+			loc = e.Location
+		}
+		if _, _, err := tr.binaryOperands(e, sc, want); err != nil {
+			return unknownTyp, err
+		}
+		return typ{OIDBool, -1}, checkNoSetArg(sc, before, construct, loc)
+	}
 	if op == "||" && e.Kind == pg_query.A_Expr_Kind_AEXPR_OP && (untypedL || untypedR) {
 		lt, rt, err = tr.concatOperands(e, sc, untypedL, untypedR)
 	} else {

@@ -76,6 +76,7 @@ func (tr *translator) fromItem(n *pg_query.Node, sc *scope) error {
 			return err
 		}
 		if j.Quals != nil {
+			sc.clause = clauseJoin
 			if _, err := tr.expr(j.Quals, sc, typ{OIDBool, -1}); err != nil {
 				return err
 			}
@@ -85,6 +86,7 @@ func (tr *translator) fromItem(n *pg_query.Node, sc *scope) error {
 			sc.rels = append(sc.rels, &relInfo{alias: j.Alias.Aliasname})
 		}
 	case *pg_query.Node_RangeFunction:
+		sc.clause = clauseFrom
 		rel, err := tr.rangeFunction(n, f.RangeFunction, sc)
 		if err != nil {
 			return err

@@ -64,6 +64,7 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 	if schema == "pg_catalog" && fc.Funcformat != pg_query.CoercionForm_COERCE_SQL_SYNTAX {
 		fc.Funcname = fc.Funcname[len(fc.Funcname)-1:]
 	}
+	srfsBefore := len(sc.srfs)
 	var argTypes []typ
 	for _, a := range fc.Args {
 		t, err := tr.expr(a, sc, unknownTyp)
@@ -77,16 +78,42 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 			return unknownTyp, err
 		}
 	}
+	// Set-returning functions in the arguments (srf.go).
+	if len(sc.srfs) > srfsBefore {
+		first := sc.srfs[srfsBefore]
+		switch {
+		case sc.clause == clauseFrom:
+			last, _ := srfSince(sc, srfsBefore)
+			return unknownTyp, srfError("set-returning functions must appear at top level of FROM", false, last)
+		case fc.Over != nil:
+			return unknownTyp, srfError("window function calls cannot contain set-returning function calls", true, first)
+		case isAggregateCall(name, fc):
+			return unknownTyp, srfError("aggregate function calls cannot contain set-returning function calls", true, first)
+		}
+	}
+	nestedSRF := len(sc.srfs) > srfsBefore
 	if fc.AggFilter != nil {
-		if _, err := tr.expr(fc.AggFilter, sc, typ{OIDBool, -1}); err != nil {
+		saved := sc.clause
+		sc.clause = clauseFilter
+		_, err := tr.expr(fc.AggFilter, sc, typ{OIDBool, -1})
+		sc.clause = saved
+		if err != nil {
 			return unknownTyp, err
 		}
 	}
 	if fc.Over != nil {
-		walkChildren(fc.Over, func(c *pg_query.Node) bool {
-			_, _ = tr.expr(c, sc, unknownTyp)
-			return false
-		})
+		if err := tr.windowDef(fc.Over, sc, true); err != nil {
+			return unknownTyp, err
+		}
+	}
+	if scalarSRF(name, fc) {
+		return tr.srfCall(n, fc, name, argTypes, nestedSRF, sc)
+	}
+	if name == "unnest" && len(fc.Args) > 1 && sc.clause != clauseFrom {
+		// unnest of several arrays exists only in FROM.
+		if err := noSuchFunction(name, argTypes, fc.Location); err != nil {
+			return unknownTyp, err
+		}
 	}
 	first := unknownTyp
 	if len(argTypes) > 0 {
@@ -148,13 +175,6 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 		return unknownTyp, nil
 	case "coalesce", "greatest", "least":
 		return first, nil
-	case "generate_series":
-		return tr.generateSeriesType(fc, argTypes)
-	case "unnest":
-		if len(argTypes) == 1 && ElemOID(first.oid) != 0 {
-			return typ{ElemOID(first.oid), -1}, nil
-		}
-		return unknownTyp, nil
 	}
 	if name == "round" && len(fc.Args) == 1 && (first.oid == OIDFloat8 || first.oid == OIDFloat4) {
 		// PostgreSQL's round(float8) is rint(): half to even. DuckDB's

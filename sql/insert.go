@@ -129,6 +129,9 @@ func TranslateInsert(stmt *pg_query.Node, cat Catalog, declaredParams []uint32) 
 	if err := tr.checkParamGaps(stmt); err != nil {
 		return nil, err
 	}
+	if tr.srfPending != nil {
+		return nil, tr.srfPending
+	}
 	out.Direct = tr.directRows(ti, out.Columns)
 	var src string
 	if out.Direct == nil || alwaysSource {
@@ -174,6 +177,23 @@ func (tr *translator) insertSource(sel *pg_query.SelectStmt, ti *TableInfo, out 
 		}
 		return ColumnInfo{}, false
 	}
+	if len(sel.ValuesLists) == 1 && containsSRF(sel.ValuesLists[0]) {
+		// PostgreSQL evaluates a single VALUES row like a select list
+		// (its set-returning functions insert a row per value); several
+		// rows may not have any (srf.go).
+		var targets []*pg_query.Node
+		for i, it := range sel.ValuesLists[0].GetList().GetItems() {
+			if col, ok := target(i); ok && it.GetSetToDefault() != nil {
+				d, err := defaultExpr(col)
+				if err != nil {
+					return 0, err
+				}
+				it.Node = d.Node
+			}
+			targets = append(targets, pg_query.MakeResTargetNodeWithVal(it, -1))
+		}
+		sel.TargetList, sel.ValuesLists = targets, nil
+	}
 	if len(sel.ValuesLists) == 0 {
 		tr.keepUnknownIn(sel) // the target columns type them
 		cols, err := tr.selectStmt(sel, nil)
@@ -191,6 +211,7 @@ func (tr *translator) insertSource(sel *pg_query.SelectStmt, ti *TableInfo, out 
 			return 0, err
 		}
 	}
+	sc.clause = clauseValues
 	tr.direct = &directState{ok: sel.WithClause == nil && len(sel.ValuesLists) > 0}
 	width := -1
 	for _, row := range sel.ValuesLists {
@@ -348,7 +369,7 @@ func translateReturning(list []*pg_query.Node, ti *TableInfo, alias string, cat 
 		Op: pg_query.SetOperation_SETOP_NONE,
 	}
 	tr := newTranslator(cat, declared)
-	sc := &scope{}
+	sc := &scope{clause: clauseReturning}
 	rel := &relInfo{alias: alias}
 	for _, c := range ti.Columns {
 		rel.cols = append(rel.cols, colInfo{name: c.Name, t: typ{c.TypeOID, c.TypeMod}})

@@ -47,6 +47,11 @@ type scope struct {
 	// pendingParams are the bare $n of the select list that had no type
 	// when seen (params.go).
 	pendingParams []*pg_query.ParamRef
+	// clause is the clause being translated, srfs the locations of the
+	// set-returning function calls translated at this level so far, in
+	// the order PostgreSQL transforms them (srf.go).
+	clause srfClause
+	srfs   []int32
 }
 
 func (s *scope) lookupCTE(name string) *relInfo {
@@ -85,6 +90,10 @@ type translator struct {
 	// are not resolved to text (set operation branches, INSERT's source:
 	// params.go).
 	keepUnknown map[*pg_query.SelectStmt]bool
+	// srfPending is the error for a set-returning function PostgreSQL
+	// accepts where this translator cannot reproduce it, reported when
+	// the statement has no other error (srf.go).
+	srfPending error
 }
 
 func newTranslator(cat Catalog, declared []uint32) *translator {
@@ -135,6 +144,9 @@ func TranslateQueryArgs(stmt *pg_query.Node, cat Catalog, declaredParams []uint3
 // finish deparses the rewritten tree, substitutes table placeholders and
 // fixes parameter types.
 func (tr *translator) finish(n *pg_query.Node, cols []colInfo) (*Query, error) {
+	if tr.srfPending != nil {
+		return nil, tr.srfPending
+	}
 	inlined := tr.inlineParams(n)
 	if !inlined {
 		tr.castParams()
@@ -273,6 +285,7 @@ func (tr *translator) selectStmt(s *pg_query.SelectStmt, parent *scope) ([]colIn
 			}
 		}
 	case len(s.ValuesLists) > 0:
+		sc.clause = clauseValues
 		for ri, row := range s.ValuesLists {
 			items := row.GetList().GetItems()
 			for ci, it := range items {
@@ -299,6 +312,7 @@ func (tr *translator) selectStmt(s *pg_query.SelectStmt, parent *scope) ([]colIn
 				return nil, err
 			}
 		}
+		sc.clause = clauseSelect
 		var err error
 		cols, err = tr.targetList(s.TargetList, sc)
 		if err != nil {
@@ -306,12 +320,18 @@ func (tr *translator) selectStmt(s *pg_query.SelectStmt, parent *scope) ([]colIn
 		}
 		sc.outputs = cols
 		if s.WhereClause != nil {
+			sc.clause = clauseWhere
 			if _, err := tr.expr(s.WhereClause, sc, typ{OIDBool, -1}); err != nil {
 				return nil, err
 			}
 		}
+		sc.clause = clauseGroupBy
 		for _, g := range s.GroupClause {
 			if isPositional(g) {
+				if k := int(g.GetAConst().GetIval().GetIval()); k >= 1 && k <= len(s.TargetList) &&
+					containsSRF(s.TargetList[k-1]) {
+					tr.srfUnsupported("set-returning functions in GROUP BY are not supported", exprLocation(g))
+				}
 				continue
 			}
 			if _, err := tr.expr(g, sc, unknownTyp); err != nil {
@@ -319,15 +339,17 @@ func (tr *translator) selectStmt(s *pg_query.SelectStmt, parent *scope) ([]colIn
 			}
 		}
 		if s.HavingClause != nil {
+			sc.clause = clauseHaving
 			if _, err := tr.expr(s.HavingClause, sc, typ{OIDBool, -1}); err != nil {
 				return nil, err
 			}
 		}
 		for _, w := range s.WindowClause {
-			if err := tr.generic(w, sc); err != nil {
+			if err := tr.windowDef(w.GetWindowDef(), sc, false); err != nil {
 				return nil, err
 			}
 		}
+		sc.clause = clauseOrderBy
 		for _, d := range s.DistinctClause {
 			if d != nil && !isPositional(d) {
 				if _, err := tr.expr(d, sc, unknownTyp); err != nil {
@@ -336,6 +358,7 @@ func (tr *translator) selectStmt(s *pg_query.SelectStmt, parent *scope) ([]colIn
 			}
 		}
 	}
+	sc.clause = clauseOrderBy
 	for _, o := range s.SortClause {
 		sb := o.GetSortBy()
 		if sb == nil || isPositional(sb.Node) {
@@ -348,8 +371,9 @@ func (tr *translator) selectStmt(s *pg_query.SelectStmt, parent *scope) ([]colIn
 	if parent == nil && s.Op == pg_query.SetOperation_SETOP_NONE && len(s.ValuesLists) == 0 {
 		tr.exactDivisions(s, cols)
 	}
-	for _, l := range []*pg_query.Node{s.LimitCount, s.LimitOffset} {
+	for i, l := range []*pg_query.Node{s.LimitCount, s.LimitOffset} {
 		if l != nil {
+			sc.clause = []srfClause{clauseLimit, clauseOffset}[i]
 			if _, err := tr.expr(l, sc, typ{OIDInt8, -1}); err != nil {
 				return nil, err
 			}
