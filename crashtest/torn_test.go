@@ -244,3 +244,41 @@ func listDir(t *testing.T, dir string) []string {
 	}
 	return out
 }
+
+// TestWALPreallocateSetting: BSDB_WAL_PREALLOCATE_MB sets the space reserved
+// ahead of the active segment's stream; 0 turns preallocation off (the file
+// is exactly its stream).
+func TestWALPreallocateSetting(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	for _, c := range []struct {
+		mb   string
+		want func(stream int64) int64
+	}{
+		{"2", func(int64) int64 { return 2 << 20 }},
+		{"0", func(stream int64) int64 { return stream }},
+	} {
+		s := testserver.Start(t, testserver.Options{Env: serverEnv(3600000, "BSDB_WAL_PREALLOCATE_MB="+c.mb)})
+		conn := connect(ctx, t, s.URL)
+		if _, err := conn.Exec(ctx, createTable); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.Exec(ctx, "INSERT INTO ct VALUES (1, 1, 'x')"); err != nil {
+			t.Fatal(err)
+		}
+		conn.Close(ctx)
+		segs := walSegments(t, tableDir(s.DataDir))
+		if len(segs) != 1 {
+			t.Fatalf("%d WAL segments: %v", len(segs), segs)
+		}
+		data, err := os.ReadFile(segs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		ends := wal.FrameEnds(data)
+		stream := ends[len(ends)-1]
+		if got, want := int64(len(data)), c.want(stream); got != want {
+			t.Errorf("BSDB_WAL_PREALLOCATE_MB=%s: segment file %d bytes for a %d-byte stream, want %d", c.mb, got, stream, want)
+		}
+		s.Kill()
+	}
+}

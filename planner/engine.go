@@ -34,9 +34,11 @@ type Config struct {
 	SyncBatchSize int
 	SyncInterval  time.Duration
 	CompactBytes  int64
-	FlushBytes    int64
-	FlushInterval time.Duration
-	UnsafeNoSync  bool
+	// WALPreallocate is wal.Options.Preallocate (0 default, < 0 off).
+	WALPreallocate int64
+	FlushBytes     int64
+	FlushInterval  time.Duration
+	UnsafeNoSync   bool
 
 	MaxConcurrency int // DuckDB threads; 0 = all cores
 	MemoryLimit    string
@@ -233,6 +235,7 @@ func (e *Engine) txnOptions(prefix string) txn.Options {
 		SyncBatchSize: e.cfg.SyncBatchSize,
 		SyncInterval:  e.cfg.SyncInterval,
 		CompactBytes:  e.cfg.CompactBytes,
+		Preallocate:   e.cfg.WALPreallocate,
 		UnsafeNoSync:  e.cfg.UnsafeNoSync,
 		FlushBytes:    e.cfg.FlushBytes,
 		FlushInterval: e.cfg.FlushInterval,

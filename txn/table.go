@@ -45,7 +45,8 @@ type Options struct {
 	SyncBatchSize int    // async durability: sync every N batches
 	SyncInterval  time.Duration
 	CompactBytes  int64
-	UnsafeNoSync  bool // tests only
+	Preallocate   int64 // wal.Options.Preallocate: 0 default, < 0 off
+	UnsafeNoSync  bool  // tests only
 
 	// FlushBytes: a commit starts when the buffer holds this many bytes.
 	FlushBytes int64
@@ -218,6 +219,7 @@ func open(ctx context.Context, opts Options, mm *manifest.Manager, pub *iceberg.
 		SyncBatchSize: opts.SyncBatchSize,
 		SyncInterval:  opts.SyncInterval,
 		CompactBytes:  opts.CompactBytes,
+		Preallocate:   opts.Preallocate,
 		UnsafeNoSync:  opts.UnsafeNoSync,
 		Logger:        opts.Logger,
 	}, committed.Has)

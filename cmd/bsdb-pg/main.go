@@ -58,6 +58,7 @@ func run(args []string) int {
 	syncBatch := def("wal-sync-batch-size", "BSDB_WAL_SYNC_BATCH_SIZE", "10", "async durability: sync every N batches")
 	syncInterval := def("wal-sync-interval-ms", "BSDB_WAL_SYNC_INTERVAL_MS", "100", "async durability: sync at least every N ms")
 	compactMB := def("wal-compact-mb", "BSDB_WAL_COMPACT_MB", "64", "compact WAL segments larger than this at recovery")
+	preallocMB := def("wal-preallocate-mb", "BSDB_WAL_PREALLOCATE_MB", "16", "disk space reserved ahead of each table's active WAL segment, so that a commit's fdatasync carries no size change; 0 = off")
 	cacheGB := def("cache-gb", "BSDB_CACHE_GB", "0.25", "buffered data per table (GB) that triggers a commit to Parquet")
 	flushMS := def("flush-interval-ms", "BSDB_FLUSH_INTERVAL_MS", "5000", "commit buffered writes at most this long after they arrive")
 	copyDirectMB := def("copy-direct-mb", "BSDB_COPY_DIRECT_MB", "64", "an autocommit COPY larger than this (MB of rows) streams into Parquet files, committed in one manifest commit when it ends, instead of the WAL (0 = never)")
@@ -125,6 +126,7 @@ func run(args []string) int {
 		SyncBatchSize:  atoi("wal-sync-batch-size", *syncBatch),
 		SyncInterval:   time.Duration(atoi("wal-sync-interval-ms", *syncInterval)) * time.Millisecond,
 		CompactBytes:   int64(atoi("wal-compact-mb", *compactMB)) << 20,
+		WALPreallocate: walPreallocate(atoi("wal-preallocate-mb", *preallocMB)),
 		FlushBytes:     int64(gb * (1 << 30)),
 		FlushInterval:  time.Duration(atoi("flush-interval-ms", *flushMS)) * time.Millisecond,
 		MaxConcurrency: atoi("max-concurrency", *maxConc),
@@ -208,4 +210,13 @@ func run(args []string) int {
 	}
 	log.Info("stopped cleanly")
 	return 0
+}
+
+// walPreallocate maps the MB setting to wal.Options.Preallocate (where 0
+// means the default and a negative value off).
+func walPreallocate(mb int) int64 {
+	if mb <= 0 {
+		return -1
+	}
+	return int64(mb) << 20
 }
