@@ -12,21 +12,28 @@ import (
 // no NATURAL join or USING list (they match columns by name). Then only
 // the tables' row counts matter, and DuckDB answers count(*) from Parquet
 // metadata instead of reading every column through the UNION ALL of a
-// table's files and buffered rows. A table looked up with RowsCatalog
-// (tr.noColumns: decided on the statement as written) has no FromSQL: if
-// the rewritten statement reads a column after all, that is a bug.
+// table's files and buffered rows. Whether the statement reads columns is
+// decided on the statement as written (tr.noColumns, before any table is
+// looked up: a RowsCatalog then binds tables without FromSQL) and checked
+// again on the rewritten tree.
 func (tr *translator) useNoColumns(n *pg_query.Node) error {
-	some, missing := false, false
-	for i, s := range tr.substNoCols {
+	if !tr.noColumns {
+		return nil // the statement as written reads columns: full relations
+	}
+	some := false
+	for _, s := range tr.substNoCols {
 		some = some || s != ""
-		missing = missing || tr.subst[i] == ""
 	}
 	if !some {
 		return nil
 	}
 	if readsColumns(n.ProtoReflect()) {
-		if missing {
-			return pgerr.New(pgerr.InternalError, "BUG: a table bound without columns in a statement that reads columns")
+		// A rewrite added a column reference: only tables bound with
+		// their columns may stay.
+		for _, s := range tr.subst {
+			if s == "" {
+				return pgerr.New(pgerr.InternalError, "BUG: a table bound without columns in a statement that reads columns")
+			}
 		}
 		return nil
 	}

@@ -163,9 +163,10 @@ func readSegmentFrom(name string, data []byte, m *mapping) (*segmentContents, er
 	}
 	// A frame failing verification that shows an unwritten sector, in a
 	// segment not sealed, is a torn write (see unwrittenIn).
-	sealed := tail == tailEOS || endsSealed(data)
+	// Asked only for a failing frame: endsSealed reads back through the
+	// whole zero tail of a preallocated segment.
 	tornWrite := func(i int) bool {
-		return !sealed && unwrittenIn(data, frames[i].off, frames[i].end)
+		return tail != tailEOS && unwrittenIn(data, frames[i].off, frames[i].end) && !endsSealed(data)
 	}
 	validEnd := frames[len(frames)-1].end
 	err := decodeFrames(name, data[:validEnd], m, frames, recFrames, isLast, tornWrite, c)
