@@ -2,15 +2,7 @@ package clients
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,45 +12,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/bsdb/bsdb-pg/internal/testcert"
 	"github.com/bsdb/bsdb-pg/internal/testserver"
 )
-
-// writeSelfSigned writes a certificate for 127.0.0.1 and its key (PEM) into
-// dir and returns their paths.
-func writeSelfSigned(t *testing.T, dir string) (certPath, keyPath string) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "bsdb-pg test"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(24 * time.Hour),
-		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1")},
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kder, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certPath, keyPath = filepath.Join(dir, "server.crt"), filepath.Join(dir, "server.key")
-	if err := os.WriteFile(certPath, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(keyPath, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return certPath, keyPath
-}
 
 // TestTLSFromCommandLine: the server binary started with BSDB_TLS_CERT and
 // BSDB_TLS_KEY answers SSLRequest with S and serves TLS to pgx (sslmode
@@ -67,7 +23,7 @@ func writeSelfSigned(t *testing.T, dir string) (certPath, keyPath string) {
 // cannot load.
 func TestTLSFromCommandLine(t *testing.T) {
 	dir := t.TempDir()
-	cert, key := writeSelfSigned(t, dir)
+	cert, key := testcert.Files(t, dir)
 	s := testserver.Start(t, testserver.Options{Env: []string{"BSDB_TLS_CERT=" + cert, "BSDB_TLS_KEY=" + key}})
 	base := "postgres://postgres@" + s.Addr() + "/postgres?sslmode="
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
