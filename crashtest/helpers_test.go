@@ -186,21 +186,7 @@ func writer(ctx context.Context, c *pgx.Conn, l *ledger, w int, rng *rand.Rand) 
 
 // readIDs returns the multiset of ids in the table.
 func readIDs(ctx context.Context, c *pgx.Conn) (map[int64]int, error) {
-	rows, err := c.Query(ctx, "SELECT id FROM ct")
-	if err != nil {
-		return nil, err
-	}
-	out := map[int64]int{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		out[id]++
-	}
-	rows.Close()
-	return out, rows.Err()
+	return readIDsFrom(ctx, c, tableName)
 }
 
 // tally is what a verification found.

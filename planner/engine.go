@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/bsdb/bsdb-pg/pgerr"
@@ -56,6 +57,7 @@ type Engine struct {
 	db      *sql.DB
 	conn    *duckdb.Connector
 	walRoot string
+	coord   *txn.Coordinator // multi-table transactions; its log lives with the WAL
 	cache   string
 	log     *slog.Logger
 
@@ -122,6 +124,20 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	e.cache = filepath.Join(dataDir, "cache")
 	e.cat = catalog.New(e.store)
+	// The log of multi-table commits lives where the WALs do: recovery of
+	// a table's WAL needs it. The "." keeps it apart from every table
+	// prefix (catalog.EscapeName escapes dots).
+	logDir := filepath.Join(dataDir, "txlog.d")
+	if e.walRoot != "" {
+		logDir = filepath.Join(e.walRoot, "txlog.d")
+	} else if e.local != nil {
+		logDir = e.local.LocalPath("txlog.d")
+	}
+	txlog, err := txn.OpenTxLog(logDir, nil, cfg.Logger, cfg.UnsafeNoSync)
+	if err != nil {
+		return nil, err
+	}
+	e.coord = txn.NewCoordinator(txlog)
 
 	tmp := filepath.Join(dataDir, "duckdb_tmp")
 	_ = os.RemoveAll(tmp)
@@ -196,7 +212,7 @@ func (e *Engine) Close(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("close %s: %w", t.ID, err))
 		}
 	}
-	errs = append(errs, e.db.Close(), e.conn.Close())
+	errs = append(errs, e.coord.Log().Close(), e.db.Close(), e.conn.Close())
 	return errors.Join(errs...)
 }
 
@@ -239,9 +255,35 @@ func (e *Engine) txnOptions(prefix string) txn.Options {
 		UnsafeNoSync:  e.cfg.UnsafeNoSync,
 		FlushBytes:    e.cfg.FlushBytes,
 		FlushInterval: e.cfg.FlushInterval,
+		TxLog:         e.coord.Log(),
 		Logger:        e.log,
 	}
 }
+
+// WritePart is one table's batches in a transaction (Commit).
+type WritePart struct {
+	Table *Table
+	Recs  []arrow.RecordBatch
+	IDs   []uint64 // batch ids from Stage
+}
+
+// Commit writes the parts as one transaction: durable per d and visible in
+// every table when it returns nil; on error, in none (see txn.Coordinator).
+func (e *Engine) Commit(ctx context.Context, parts []WritePart, d wal.Durability) error {
+	tp := make([]txn.Part, len(parts))
+	for i, p := range parts {
+		tp[i] = txn.Part{Table: p.Table.T, Recs: p.Recs, BatchIDs: p.IDs}
+	}
+	_, err := e.coord.Commit(ctx, tp, d)
+	return err
+}
+
+// ReadLock is held while a statement binds the tables it reads, so that a
+// multi-table transaction is in all of their snapshots or in none.
+func (e *Engine) ReadLock() { e.coord.ReadLock() }
+
+// ReadUnlock releases ReadLock.
+func (e *Engine) ReadUnlock() { e.coord.ReadUnlock() }
 
 // Table returns the open handle of a table, opening (and recovering) it on
 // first use. Unknown tables: 42P01.
@@ -453,6 +495,7 @@ func (e *Engine) DropTable(ctx context.Context, id catalog.TableID) error {
 	if opts.WALDir != "" {
 		_ = os.RemoveAll(opts.WALDir)
 	}
+	e.coord.Log().ResolveTable(ent.Prefix, nil)
 	return nil
 }
 

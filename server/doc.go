@@ -15,8 +15,9 @@
 // Transactions: an autocommit write is one WAL transaction, acknowledged when
 // durable. Inside BEGIN ... COMMIT, writes are staged in the planner's mirror
 // (visible to the session only) and handed to the table as one WAL
-// transaction at COMMIT; a transaction may write one table (a second table is
-// refused with 0A000: the storage engine commits per table). An error inside
+// transaction at COMMIT; a transaction that wrote several tables commits them
+// as one (txn.Coordinator: all visible at once, all or none after a crash).
+// An error inside
 // a block puts it in the failed state: every statement but ROLLBACK/COMMIT
 // gets 25P02 until then; COMMIT of a failed block rolls back.
 package server

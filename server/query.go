@@ -38,6 +38,10 @@ type binder struct {
 	tables []*planner.Table
 	// sysFresh: the dynamic system catalogs were refreshed for this statement.
 	sysFresh bool
+	// readLocked: the engine's ReadLock is held, from the first table bound
+	// until the translation ends (EndBind): the snapshots of the tables a
+	// statement reads are one cut of the multi-table commits.
+	readLocked bool
 }
 
 var (
@@ -65,6 +69,10 @@ func (b *binder) lookup(schemaName, name string, bind func(*planner.Table, conte
 	info, t, err := b.openTable(schemaName, name)
 	if err != nil || t == nil {
 		return info, err
+	}
+	if !b.readLocked {
+		b.s.eng.ReadLock()
+		b.readLocked = true
 	}
 	bd, err := bind(t, b.ctx, b.s.tx.pendingBatches(t))
 	if err != nil {
@@ -99,7 +107,17 @@ func (b *binder) openTable(schemaName, name string) (info *bsql.TableInfo, t *pl
 	return tableInfo(t), t, nil
 }
 
+// EndBind implements bsql.BindEnder: every table of the translation is
+// bound.
+func (b *binder) EndBind() {
+	if b.readLocked {
+		b.readLocked = false
+		b.s.eng.ReadUnlock()
+	}
+}
+
 func (b *binder) release() {
+	b.EndBind()
 	for _, bd := range b.bounds {
 		bd.Release()
 	}

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -94,33 +93,32 @@ func (s *session) write(ctx context.Context, t *planner.Table, recs []arrow.Reco
 	return ids, nil
 }
 
-// commit ends the transaction: each written table's batches become one WAL
-// transaction of that table. Known limit: a transaction that wrote several
-// tables commits them one after the other; each is atomic, the set is not.
+// commit ends the transaction: its writes become one transaction of the
+// storage engine, a WAL transaction in each table it wrote, committed as a
+// whole (planner.Engine.Commit): visible to other sessions in every table
+// at once, and after a crash replayed in every table or in none.
 func (s *session) commit(ctx context.Context) error {
 	tx := s.tx
 	s.tx = nil
-	if tx == nil {
+	if tx == nil || len(tx.writes) == 0 {
 		return nil
 	}
-	var errs []error
-	for _, w := range tx.writes {
-		recs := make([]arrow.RecordBatch, len(w.recs))
-		ids := make([]uint64, len(w.recs))
-		for i, r := range w.recs {
-			recs[i], ids[i] = r.rec, r.id
+	parts := make([]planner.WritePart, len(tx.writes))
+	for i, w := range tx.writes {
+		p := planner.WritePart{Table: w.t, Recs: make([]arrow.RecordBatch, len(w.recs)), IDs: make([]uint64, len(w.recs))}
+		for j, r := range w.recs {
+			p.Recs[j], p.IDs[j] = r.rec, r.id
 		}
-		if len(errs) == 0 {
-			if _, err := w.t.Write(ctx, recs, s.set.durability(), ids); err != nil {
-				errs = append(errs, err)
-				w.t.Unstage(ids)
-			}
-		} else {
-			w.t.Unstage(ids)
-		}
-		releaseAll(recs)
+		parts[i] = p
 	}
-	return errors.Join(errs...)
+	err := s.eng.Commit(ctx, parts, s.set.durability())
+	for _, p := range parts {
+		if err != nil {
+			p.Table.Unstage(p.IDs)
+		}
+		releaseAll(p.Recs)
+	}
+	return err
 }
 
 // rollback discards the transaction's staged writes.

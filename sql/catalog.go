@@ -23,6 +23,21 @@ func describeTable(cat Catalog, schema, name string) (*TableInfo, error) {
 	return cat.LookupTable(schema, name)
 }
 
+// BindEnder is optionally implemented by a Catalog: EndBind is called when
+// a translation has bound every table it reads (whether it succeeded or
+// not). A catalog that holds a lock so that the tables' snapshots form one
+// consistent cut releases it there, before the statement runs.
+type BindEnder interface {
+	EndBind()
+}
+
+// endBind calls cat's EndBind when it has one.
+func endBind(cat Catalog) {
+	if b, ok := cat.(BindEnder); ok {
+		b.EndBind()
+	}
+}
+
 // RowsCatalog is implemented by catalogs that bind a table more cheaply
 // for a statement that reads none of its columns (see noColumns): the
 // returned TableInfo has NoColumnsFromSQL and may leave FromSQL empty.

@@ -63,6 +63,7 @@ func TranslateInsert(stmt *pg_query.Node, cat Catalog, declaredParams []uint32) 
 	if stmt.GetInsertStmt() == nil {
 		return nil, fmt.Errorf("BUG: sql: TranslateInsert on %T", stmt.GetNode())
 	}
+	defer endBind(cat)
 	ins := proto.Clone(stmt).(*pg_query.Node).GetInsertStmt()
 	rv := ins.Relation
 	if cat == nil {

@@ -120,6 +120,7 @@ func TranslateQueryArgs(stmt *pg_query.Node, cat Catalog, declaredParams []uint3
 	if stmt == nil || stmt.GetSelectStmt() == nil {
 		return nil, fmt.Errorf("BUG: sql: TranslateQuery on %T", stmt.GetNode())
 	}
+	defer endBind(cat)
 	tr := newTranslator(cat, declaredParams)
 	tr.values = values
 	n := proto.Clone(stmt).(*pg_query.Node)

@@ -230,6 +230,7 @@ func (t *Table) dropCommitted(pc *PendingCommit, head *manifest.Manifest) bool {
 }
 
 func (t *Table) markManifestCommitted(m *manifest.Manifest, pc *PendingCommit) {
+	t.resolveLog(m) // no I/O under pcMu (it may remove a log file)
 	t.pcMu.Lock()
 	pc.Phase = PhaseManifestCommitted
 	pc.Manifest = m
@@ -287,7 +288,9 @@ func (t *Table) pruneWAL(m *manifest.Manifest) error {
 			return err
 		}
 	}
-	if _, err := t.wal.Prune(m.Committed().Has); err != nil {
+	committed := m.Committed()
+	done := func(id uuid.UUID) bool { return committed.Has(id) || t.isAborted(id) }
+	if _, err := t.wal.Prune(done); err != nil {
 		return fmt.Errorf("commit %s: prune WAL: %w", t.opts.Prefix, err)
 	}
 	return nil

@@ -110,10 +110,24 @@
 // CommitAfterPrune here; CommitAfterMetadata and CommitAfterHint in
 // storage/iceberg; the WAL points in wal.
 //
+// # Multi-table transactions (multi.go, txlog.go)
+//
+// Coordinator.Commit writes a transaction over several tables: each
+// table's part goes to its own WAL under a flagged tx id
+// (manifest.IsMultiTx), all synced in parallel (crash point
+// TxAfterPrepare); then one record naming every part goes to the TxLog
+// and is synced: the commit point (TxAfterLog); then every part joins its
+// table's buffer under the coordinator's lock, which a reader of several
+// tables holds while it takes their snapshots: a transaction is in all of
+// them or in none. Recovery replays a flagged transaction only if the
+// TxLog holds its record; a part that will never commit is marked aborted
+// so that pruning does not wait for it. A record is kept until every part
+// is in its table's manifest.
+//
 // # Known design debt
 //
-// A transaction is per table: the layers above refuse a transaction that
-// writes two tables. The manifest records committed WAL transactions as
+// Without the TxLog the multi-table commit is lost with it: the log must
+// live with the WALs (the planner puts it next to them). The manifest records committed WAL transactions as
 // ranges per writer (one writer per table handle) for the 64 writers that
 // committed last (manifest.MaxTrackedWALWriters): a segment of a writer
 // evicted from that window would be replayed, which needs a segment to

@@ -150,6 +150,7 @@ func (t *Table) Truncate(ctx context.Context) error {
 		next.AddCommittedWALTx(ids...)
 		err = t.manifests.Create(ctx, next)
 		if err == nil {
+			t.resolveLog(next)
 			break
 		}
 		if attempt >= maxCommitAttempts {

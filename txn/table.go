@@ -59,6 +59,12 @@ type Options struct {
 	// OTHER processes on the same table (default 1s; negative: never list).
 	RefreshInterval time.Duration
 
+	// TxLog decides the table's multi-table transactions at recovery, and
+	// learns when they are committed. Required for a table that takes part
+	// in Coordinator commits; a table without it refuses to open a WAL
+	// that holds multi-table transactions.
+	TxLog *TxLog
+
 	Logger *slog.Logger
 	// OnFlushError is told about background flush failures (they are retried).
 	OnFlushError func(error)
@@ -114,6 +120,11 @@ type Table struct {
 
 	maint    sync.RWMutex // maintenance lock: shared Write/Flush, exclusive Truncate/Close
 	commitMu sync.Mutex   // one commit (or tail resumption) at a time
+
+	// aborted: multi-table transactions in this table's WAL that never
+	// committed (guarded by abortedMu); pruning treats them as done.
+	abortedMu sync.Mutex
+	aborted   map[uuid.UUID]struct{}
 
 	epoch       atomic.Uint64
 	nextID      atomic.Uint64
@@ -212,6 +223,28 @@ func open(ctx context.Context, opts Options, mm *manifest.Manager, pub *iceberg.
 		opts.Logger.Warn("open table: publishing Iceberg metadata failed; converges at the next commit", "table", opts.Prefix, "err", err)
 	}
 	committed := head.Committed()
+	var undecided error
+	skip := func(id uuid.UUID) bool {
+		if committed.Has(id) {
+			return true
+		}
+		if !manifest.IsMultiTx(id) {
+			return false
+		}
+		if opts.TxLog == nil {
+			if undecided == nil {
+				undecided = fmt.Errorf("open table %s: its WAL holds multi-table transaction %s and no transaction log was given", opts.Prefix, id)
+			}
+			return false // kept on disk (a compaction keeps what is replayed)
+		}
+		if opts.TxLog.Committed(id) {
+			return false
+		}
+		// Its commit record was never written: the transaction was never
+		// acknowledged, and no other table of it is replayed either.
+		t.markAborted(id)
+		return true
+	}
 	w, recs, err := wal.Open(wal.Options{
 		Dir:           opts.WALDir,
 		FS:            opts.WALFS,
@@ -222,11 +255,19 @@ func open(ctx context.Context, opts Options, mm *manifest.Manager, pub *iceberg.
 		Preallocate:   opts.Preallocate,
 		UnsafeNoSync:  opts.UnsafeNoSync,
 		Logger:        opts.Logger,
-	}, committed.Has)
+	}, skip)
+	if err == nil && undecided != nil {
+		w.Close()
+		for i := range recs {
+			recs[i].Release()
+		}
+		err = undecided
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open table %s: %w", opts.Prefix, err)
 	}
 	t.wal = w
+	t.resolveLog(head)
 	now := time.Now()
 	for _, r := range recs {
 		for _, b := range r.Batches {

@@ -14,6 +14,10 @@ const (
 	CommitAfterMetadata = "commit-after-metadata" // Iceberg metadata v{K} durable, version-hint not advanced
 	CommitAfterHint     = "commit-after-hint"     // version-hint advanced (IcebergPublished)
 	CommitAfterPrune    = "commit-after-prune"    // sealed WAL segments pruned, subscribers not yet notified
+
+	// Multi-table transactions (txn.Coordinator).
+	TxAfterPrepare = "tx-after-prepare" // every table's part synced in its WAL, no commit record yet
+	TxAfterLog     = "tx-after-log"     // commit record durable, nothing published yet
 )
 
 // All lists every point; crash tests iterate over it.
@@ -23,9 +27,13 @@ var All = []string{
 	CommitAfterMetadata, CommitAfterHint, CommitAfterPrune,
 }
 
+// Multi lists the points a multi-table transaction reaches (a single-table
+// write load never does).
+var Multi = []string{TxAfterPrepare, TxAfterLog}
+
 // Known reports whether name is a crash point.
 func Known(name string) bool {
-	for _, p := range All {
+	for _, p := range append(All[:len(All):len(All)], Multi...) {
 		if p == name {
 			return true
 		}

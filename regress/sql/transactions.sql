@@ -84,4 +84,25 @@ SELECT id, v FROM tx WHERE id = 11;
 COMMIT;
 SELECT id, v FROM tx WHERE id = 11;
 
+-- a block that writes two tables commits both; ROLLBACK or an error, neither
+CREATE TABLE tx_debit (id int, amount int);
+CREATE TABLE tx_credit (id int, amount int);
+BEGIN;
+INSERT INTO tx_debit VALUES (1, -10);
+INSERT INTO tx_credit VALUES (1, 10);
+SELECT (SELECT sum(amount) FROM tx_debit) + (SELECT sum(amount) FROM tx_credit) AS balance;
+COMMIT;
+BEGIN;
+INSERT INTO tx_debit VALUES (2, -20);
+INSERT INTO tx_credit VALUES (2, 20);
+ROLLBACK;
+BEGIN;
+INSERT INTO tx_debit VALUES (3, -30);
+INSERT INTO tx_credit VALUES (3, 30 / 0);
+COMMIT;
+INSERT INTO tx_debit VALUES (4, -40)\; INSERT INTO tx_credit VALUES (4, 40);
+SELECT d.id, d.amount AS debit, c.amount AS credit FROM tx_debit d FULL JOIN tx_credit c USING (id) ORDER BY 1;
+DROP TABLE tx_debit;
+DROP TABLE tx_credit;
+
 DROP TABLE tx;

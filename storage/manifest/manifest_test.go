@@ -328,3 +328,26 @@ func TestCacheNeverMovesBackwards(t *testing.T) {
 		t.Fatalf("LoadLatest = v%d, cache = v%d; want v5 for both", got.Version, g.Cached().Version)
 	}
 }
+
+// TestMultiTxIDs: a multi-table part's id is flagged, keeps its writer's
+// counter (one range with the writer's plain ids), and is committed when
+// recorded; a plain id is never taken for a flagged one.
+func TestMultiTxIDs(t *testing.T) {
+	gen := manifest.NewTxIDGen()
+	a, b, c := gen.New(), gen.NewMulti(), gen.New()
+	if manifest.IsMultiTx(a) || !manifest.IsMultiTx(b) || manifest.IsMultiTx(c) {
+		t.Fatalf("IsMultiTx: %v %v %v", manifest.IsMultiTx(a), manifest.IsMultiTx(b), manifest.IsMultiTx(c))
+	}
+	if manifest.IsMultiTx(uuid.New()) {
+		t.Fatal("a random UUID taken for a multi-table part")
+	}
+	m := &manifest.Manifest{}
+	m.AddCommittedWALTx(a, b, c)
+	if len(m.CommittedWALTx) != 0 || len(m.CommittedWAL) != 1 || len(m.CommittedWAL[0].Ranges) != 1 {
+		t.Fatalf("a, b, c should be one range of one writer: %+v legacy %v", m.CommittedWAL, m.CommittedWALTx)
+	}
+	set := m.Committed()
+	if !set.Has(a) || !set.Has(b) || !set.Has(c) || set.Has(gen.NewMulti()) {
+		t.Fatal("committed set")
+	}
+}

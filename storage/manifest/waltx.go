@@ -23,7 +23,8 @@ const MaxTrackedWALWriters = 64
 //
 //	bytes 0-5   writer: 48 random bits, one per TxIDGen (one per table handle)
 //	byte  6     0x80: version 8
-//	byte  7     0
+//	byte  7     0, or 1 for one table's part of a multi-table transaction
+//	            (replayed only if the server's transaction log committed it)
 //	byte  8     0x80: RFC 4122 variant
 //	bytes 9-15  counter: 56 bits, big-endian, from 1, per writer
 //
@@ -51,6 +52,25 @@ func NewTxIDGen() *TxIDGen {
 // New returns the writer's next transaction id.
 func (g *TxIDGen) New() uuid.UUID { return MakeTxID(g.writer, g.next.Add(1)) }
 
+// NewMulti returns the writer's next transaction id, flagged as one table's
+// part of a multi-table transaction (IsMultiTx). The flag does not change
+// how the manifest records it: the writer's counters stay consecutive.
+func (g *TxIDGen) NewMulti() uuid.UUID {
+	id := g.New()
+	id[7] = multiFlag
+	return id
+}
+
+// multiFlag in byte 7 marks a multi-table participant.
+const multiFlag = 0x01
+
+// IsMultiTx reports whether id is one table's part of a multi-table
+// transaction: recovery replays it only if the transaction log says the
+// whole transaction committed.
+func IsMultiTx(id uuid.UUID) bool {
+	return id[6] == 0x80 && id[7] == multiFlag && id[8] == 0x80
+}
+
 // MakeTxID builds the id of transaction n of writer w (w < 2^48, n < 2^56).
 func MakeTxID(w, n uint64) uuid.UUID {
 	var id uuid.UUID
@@ -65,7 +85,7 @@ func MakeTxID(w, n uint64) uuid.UUID {
 
 // SplitTxID returns the writer and counter of an id made by MakeTxID.
 func SplitTxID(id uuid.UUID) (w, n uint64, ok bool) {
-	if id[6] != 0x80 || id[7] != 0 || id[8] != 0x80 {
+	if id[6] != 0x80 || (id[7] != 0 && id[7] != multiFlag) || id[8] != 0x80 {
 		return 0, 0, false
 	}
 	var b [8]byte
