@@ -12,9 +12,14 @@
 // txn snapshot of each table it reads and substitutes, for the table, the
 // DuckDB relation
 //
-//	(SELECT cols FROM read_parquet([files of the manifest])
+//	(SELECT cols FROM bsdb_cache."__bsdb_files_<oid>" WHERE __bsdb_file < N  -- files in the native cache
+//	 UNION ALL
+//	 SELECT cols FROM read_parquet([the manifest's other files])
 //	 UNION ALL
 //	 SELECT cols FROM "__bsdb_buf_<oid>" WHERE __bsdb_batch IN <snapshot's batch ids>)
+//
+// The native cache (filecache.go) holds committed files loaded in the
+// background into DuckDB's own storage; a file is read from it once loaded.
 //
 // so the mirror may safely hold more than the snapshot (batches of writes in
 // flight, of failed writes, of commits not yet collected): only the
@@ -30,9 +35,12 @@
 //
 // # Transactions
 //
-// Writes inside BEGIN ... COMMIT are mirrored at once with batch ids
-// allocated from the table handle; the session's own statements add its
-// pending batch ids to the snapshot (read your own writes), other sessions
-// never see them. COMMIT hands the batches to txn.Table.Write as one WAL
-// transaction; ROLLBACK deletes them from the mirror.
+// Writes inside BEGIN ... COMMIT get batch ids allocated from the table
+// handle and are mirrored by the session's first read; the session's own
+// statements add its pending batch ids to the snapshot (read your own
+// writes), other sessions never see them. COMMIT hands every table's
+// batches to Engine.Commit as one transaction (txn.Coordinator: one WAL
+// transaction per table, one commit record); ROLLBACK deletes them from the
+// mirror. A statement binds the tables it reads under the coordinator's
+// read lock, so a multi-table commit is in all of its snapshots or none.
 package planner

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -43,7 +44,10 @@ type Config struct {
 
 	MaxConcurrency int // DuckDB threads; 0 = all cores
 	MemoryLimit    string
-	Logger         *slog.Logger
+	// NativeCacheBytes bounds the native cache of committed data files
+	// (filecache.go); 0 = off.
+	NativeCacheBytes int64
+	Logger           *slog.Logger
 	// DefaultDatabase is created at start if missing.
 	DefaultDatabase string
 }
@@ -58,8 +62,12 @@ type Engine struct {
 	conn    *duckdb.Connector
 	walRoot string
 	coord   *txn.Coordinator // multi-table transactions; its log lives with the WAL
-	cache   string
-	log     *slog.Logger
+	// nativeCache: the cache database is attached (filecache.go);
+	// cacheUsed is its estimated size.
+	nativeCache bool
+	cacheUsed   atomic.Int64
+	cache       string
+	log         *slog.Logger
 
 	mu      sync.Mutex
 	tables  map[catalog.TableID]*Table
@@ -169,6 +177,10 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err := e.registerUDFs(ctx); err != nil {
 		e.db.Close()
 		return nil, fmt.Errorf("duckdb functions: %w", err)
+	}
+	if err := e.attachCache(ctx); err != nil {
+		e.db.Close()
+		return nil, err
 	}
 	if err := e.cat.CreateDatabase(ctx, cfg.DefaultDatabase); err != nil && !errors.Is(err, catalog.ErrExists) {
 		e.db.Close()

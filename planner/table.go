@@ -54,6 +54,9 @@ type Table struct {
 	mirMu    sync.Mutex
 	mirrored map[uint64]struct{}
 
+	// cache is the table's share of the native cache (nil when off).
+	cache *fileCache
+
 	// derived caches a caller's value computed from the (immutable)
 	// schema of this handle: see Derived.
 	derived atomic.Value
@@ -90,6 +93,16 @@ func (e *Engine) attach(ctx context.Context, id catalog.TableID, ent *catalog.En
 	events, cancel := tt.Subscribe()
 	t.stopGC = cancel
 	go t.collector(events)
+	if e.nativeCache {
+		c, err := e.newFileCache(ctx, ent.OID)
+		if err != nil {
+			e.log.Warn("native cache: cannot read its entries; the table is read from Parquet", "table", id.Name, "err", err)
+		} else {
+			t.cache = c
+			go t.cacheLoader()
+			t.cache.wake()
+		}
+	}
 	return t, nil
 }
 
@@ -108,6 +121,9 @@ func (t *Table) collector(events <-chan txn.CommitEvent) {
 			t.gcPending = append(t.gcPending, ev.BatchIDs...)
 			t.gcMu.Unlock()
 			t.collect()
+			if t.cache != nil {
+				t.cache.wake()
+			}
 		case <-tick.C:
 			t.collect()
 		}
@@ -156,6 +172,7 @@ func (t *Table) close(ctx context.Context) error {
 	err := t.T.Close(ctx)
 	t.stopGC()
 	<-t.gcDone
+	t.closeCache(false)
 	return err
 }
 
@@ -163,6 +180,7 @@ func (t *Table) drop(ctx context.Context) {
 	_ = t.T.Abandon()
 	t.stopGC()
 	<-t.gcDone
+	t.closeCache(true)
 	t.gc.Lock()
 	_, _ = t.eng.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+t.mirror)
 	t.gc.Unlock()
@@ -386,13 +404,29 @@ func (t *Table) bind(ctx context.Context, extra []txn.Batch, columns bool) (*Bou
 		t.gc.RUnlock()
 		return nil, err
 	}
-	quoted := make([]string, len(files))
-	for i, f := range files {
+	// The files loaded into the native cache are read from it, the others
+	// from their Parquet files.
+	parquet := files
+	var nos []int32
+	var below int32
+	if t.cache != nil && len(files) > 0 {
+		rel := make([]string, len(snap.Manifest.Files))
+		for i, f := range snap.Manifest.Files {
+			rel[i] = f.Path
+		}
+		nos, parquet, below = t.cache.split(rel, files)
+		if len(parquet) > 0 {
+			t.cache.wake()
+		}
+	}
+	quoted := make([]string, len(parquet))
+	for i, f := range parquet {
 		quoted[i] = quoteLiteral(f)
 	}
 	list := strings.Join(quoted, ", ")
-	// The column-less relation: the files' rows (DuckDB counts them from
-	// the footers) and as many constant rows as the buffered batches hold.
+	// The column-less relation: the cached rows, the files' rows (DuckDB
+	// counts them from the footers) and as many constant rows as the
+	// buffered batches hold.
 	var rows int64
 	for _, b := range snap.Batches {
 		rows += b.Rec.NumRows()
@@ -402,12 +436,15 @@ func (t *Table) bind(ctx context.Context, extra []txn.Batch, columns bool) (*Bou
 	}
 	const noCols = "SELECT 1 AS __bsdb_row"
 	none := fmt.Sprintf("%s FROM range(%d)", noCols, rows)
-	if len(files) > 0 {
+	if len(parquet) > 0 {
 		none = fmt.Sprintf("%s FROM read_parquet([%s]) UNION ALL %s", noCols, list, none)
+	}
+	if len(nos) > 0 {
+		none = fmt.Sprintf("%s FROM (%s) UNION ALL %s", noCols, t.cacheRelation(nos, below, false), none)
 	}
 	b := &Bound{NoColumnsSQL: "(" + none + ")", Snap: snap}
 	if columns {
-		b.FromSQL = t.relation(list, snap.Batches, extra)
+		b.FromSQL = t.relation(list, t.cacheRelation(nos, below, true), snap.Batches, extra)
 	}
 	var once sync.Once
 	b.release = func() {
@@ -420,8 +457,9 @@ func (t *Table) bind(ctx context.Context, extra []txn.Batch, columns bool) (*Bou
 }
 
 // relation is the table's rows with its columns: the files (quoted, comma
-// separated) and the mirror's rows of the batches.
-func (t *Table) relation(files string, batches, extra []txn.Batch) string {
+// separated), the rows of the native cache (a SELECT, or ""), and the
+// mirror's rows of the batches.
+func (t *Table) relation(files, cached string, batches, extra []txn.Batch) string {
 	ids := make([]uint64, 0, len(batches)+len(extra))
 	for _, b := range batches {
 		ids = append(ids, b.ID)
@@ -444,6 +482,9 @@ func (t *Table) relation(files string, batches, extra []txn.Batch) string {
 		}
 	}
 	var parts []string
+	if cached != "" {
+		parts = append(parts, cached)
+	}
 	if files != "" {
 		// Several files are bound by name, each with its own footer: the
 		// default multi-file binding (the first file's schema for all)

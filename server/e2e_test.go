@@ -15,7 +15,6 @@ import (
 
 	"github.com/bsdb/bsdb-pg/pgwire"
 	"github.com/bsdb/bsdb-pg/planner"
-	"github.com/bsdb/bsdb-pg/wal"
 )
 
 // testServer runs an engine and a wire server in process.
@@ -36,11 +35,22 @@ func startServer(t *testing.T, dir string) *testServer {
 // (-1: never by age), with setup applied to its backend.
 func startServerWith(t *testing.T, dir string, flushInterval time.Duration, setup func(*Backend)) *testServer {
 	t.Helper()
-	if dir == "" {
-		dir = t.TempDir()
+	return startServerConfig(t, planner.Config{DataDir: dir, FlushInterval: flushInterval}, setup)
+}
+
+// startServerConfig starts a server on cfg (DataDir "" = a temp dir; 2
+// query threads unless set).
+func startServerConfig(t *testing.T, cfg planner.Config, setup func(*Backend)) *testServer {
+	t.Helper()
+	if cfg.DataDir == "" {
+		cfg.DataDir = t.TempDir()
+	}
+	dir := cfg.DataDir
+	if cfg.MaxConcurrency == 0 {
+		cfg.MaxConcurrency = 2
 	}
 	ctx := context.Background()
-	eng, err := planner.Open(ctx, planner.Config{DataDir: dir, Durability: wal.DurabilitySync, FlushInterval: flushInterval, MaxConcurrency: 2})
+	eng, err := planner.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
