@@ -4,9 +4,11 @@ import (
 	"context"
 	"database/sql/driver"
 	"fmt"
+	"time"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
+	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/pgtypes"
 	"github.com/bsdb/bsdb-pg/storage/parquet"
 )
@@ -75,6 +77,74 @@ func init() {
 	}}
 }
 
+// toCharUDF is PostgreSQL's to_char of a timestamp (zoned: a timestamptz
+// and the key of the session's time zone), see sql's rewriteToChar.
+type toCharUDF struct{ zoned bool }
+
+func (u toCharUDF) Config() duckdb.ScalarFuncConfig {
+	ts, _ := duckdb.NewTypeInfo(duckdb.TYPE_TIMESTAMP)
+	if u.zoned {
+		ts, _ = duckdb.NewTypeInfo(duckdb.TYPE_TIMESTAMP_TZ)
+	}
+	text, _ := duckdb.NewTypeInfo(duckdb.TYPE_VARCHAR)
+	in := []duckdb.TypeInfo{ts, text}
+	if u.zoned {
+		in = append(in, text)
+	}
+	return duckdb.ScalarFuncConfig{InputTypeInfos: in, ResultTypeInfo: text}
+}
+
+func (u toCharUDF) Executor() duckdb.ScalarFuncExecutor {
+	return duckdb.ScalarFuncExecutor{RowExecutor: func(values []driver.Value) (any, error) {
+		t, ok := values[0].(time.Time)
+		if !ok {
+			return nil, fmt.Errorf("to_char: %T", values[0])
+		}
+		format, _ := values[1].(string)
+		if u.zoned {
+			key, _ := values[2].(string)
+			t = t.In(pgtypes.ZoneByKey(key))
+		}
+		return pgtypes.ToCharTime(t, format, u.zoned)
+	}}
+}
+
+// codecUDF is PostgreSQL's encode(bytea, format) or decode(text, format).
+type codecUDF struct{ encode bool }
+
+func (u codecUDF) Config() duckdb.ScalarFuncConfig {
+	blob, _ := duckdb.NewTypeInfo(duckdb.TYPE_BLOB)
+	text, _ := duckdb.NewTypeInfo(duckdb.TYPE_VARCHAR)
+	if u.encode {
+		return duckdb.ScalarFuncConfig{InputTypeInfos: []duckdb.TypeInfo{blob, text}, ResultTypeInfo: text}
+	}
+	return duckdb.ScalarFuncConfig{InputTypeInfos: []duckdb.TypeInfo{text, text}, ResultTypeInfo: blob}
+}
+
+func (u codecUDF) Executor() duckdb.ScalarFuncExecutor {
+	return duckdb.ScalarFuncExecutor{RowExecutor: func(values []driver.Value) (any, error) {
+		format, _ := values[1].(string)
+		if u.encode {
+			b, _ := values[0].([]byte)
+			s, err := pgtypes.EncodeBytes(b, format)
+			return s, withSQLState(err)
+		}
+		s, _ := values[0].(string)
+		b, err := pgtypes.DecodeBytes(s, format)
+		return b, withSQLState(err)
+	}}
+}
+
+// withSQLState spells a PostgreSQL error of a Go function so that it
+// survives DuckDB (which keeps only the text): sql.MapError turns
+// "SQLSTATE xxxxx: message" back into the error.
+func withSQLState(err error) error {
+	if pe, ok := pgerr.As(err); ok {
+		return fmt.Errorf("SQLSTATE %s: %s", pe.Code, pe.Message)
+	}
+	return err
+}
+
 func (e *Engine) registerUDFs(ctx context.Context) error {
 	conn, err := e.db.Conn(ctx)
 	if err != nil {
@@ -82,6 +152,14 @@ func (e *Engine) registerUDFs(ctx context.Context) error {
 	}
 	defer conn.Close()
 	for name, u := range udfs {
+		if err := duckdb.RegisterScalarUDF(conn, name, u); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	for name, u := range map[string]duckdb.ScalarFunc{
+		"__bsdb_to_char": toCharUDF{}, "__bsdb_to_char_tz": toCharUDF{zoned: true},
+		"__bsdb_encode": codecUDF{encode: true}, "__bsdb_decode": codecUDF{},
+	} {
 		if err := duckdb.RegisterScalarUDF(conn, name, u); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}

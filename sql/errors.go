@@ -111,6 +111,11 @@ var errRules = []errRule{
 			"schema": pgerr.InvalidSchemaName, "role": pgerr.UndefinedObject}[m[2]]
 		return pgerr.New(code, "%s", m[1])
 	}},
+	// A Go function of ours failed with a PostgreSQL error (planner's
+	// withSQLState).
+	{re: regexp.MustCompile(`SQLSTATE ([0-9A-Z]{5}): (.*)$`), fn: func(m []string, _ string) *pgerr.Error {
+		return pgerr.New(m[1], "%s", m[2])
+	}},
 	{re: regexp.MustCompile(`^Invalid Input Error: (function ".*" does not exist)$`), fn: func(m []string, _ string) *pgerr.Error {
 		return pgerr.New(pgerr.UndefinedFunction, "%s", m[1])
 	}},

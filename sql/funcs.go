@@ -2,8 +2,11 @@ package sql
 
 import (
 	"strings"
+	"time"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/bsdb/bsdb-pg/pgtypes"
 )
 
 // funcResult gives the PostgreSQL result type of well-known functions
@@ -25,6 +28,8 @@ var funcResult = map[string]typ{
 	"random": {OIDFloat8, -1}, "pi": {OIDFloat8, -1}, "sqrt": {OIDFloat8, -1},
 	"extract": {OIDNumeric, -1}, "date_part": {OIDFloat8, -1},
 	"bool_and": {OIDBool, -1}, "bool_or": {OIDBool, -1}, "every": {OIDBool, -1},
+	"encode": {OIDText, -1}, "decode": {OIDBytea, -1}, "sha256": {OIDBytea, -1},
+	"convert_to": {OIDBytea, -1}, "convert_from": {OIDText, -1},
 	"gen_random_uuid": {OIDUUID, -1}, "version": {OIDText, -1},
 	"current_database": {OIDName, -1}, "current_schema": {OIDName, -1},
 	"stddev": {OIDNumeric, -1}, "variance": {OIDNumeric, -1},
@@ -127,6 +132,36 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 			_ = castTo(n, t)
 		case "extract", "date_part":
 			rewriteDatePart(n, fc, name)
+		case "to_char":
+			if err := tr.rewriteToChar(n, fc, argTypes); err != nil {
+				return unknownTyp, err
+			}
+		case "every":
+			// DuckDB's name for the same aggregate.
+			fc.Funcname = []*pg_query.Node{pg_query.MakeStrNode("bool_and")}
+		case "sha256":
+			// PostgreSQL returns the digest as bytea, DuckDB as hex text.
+			if len(fc.Args) == 1 {
+				inner := &pg_query.Node{Node: n.Node}
+				rewriteCall(n, "unhex", inner)
+			}
+		case "convert_to", "convert_from":
+			// The server encoding is UTF8: DuckDB's encode/decode are the
+			// conversions to and from UTF-8 bytes.
+			if len(fc.Args) == 2 {
+				if c := fc.Args[1].GetAConst(); c != nil && c.GetSval() != nil {
+					if e := strings.ToUpper(strings.ReplaceAll(c.GetSval().Sval, "-", "")); e == "UTF8" {
+						fn := map[string]string{"convert_to": "encode", "convert_from": "decode"}[name]
+						rewriteCall(n, fn, fc.Args[0])
+					}
+				}
+			}
+		case "encode", "decode":
+			// PostgreSQL's formats (pgtypes.EncodeBytes), not DuckDB's
+			// encode(text) -> blob.
+			if len(fc.Args) == 2 {
+				fc.Funcname = []*pg_query.Node{pg_query.MakeStrNode("__bsdb_" + name)}
+			}
 		}
 		return t, nil
 	}
@@ -263,4 +298,32 @@ func charLen(t typ) (int, bool) {
 		return int(t.mod - 4), true
 	}
 	return 0, false
+}
+
+// rewriteToChar runs to_char on dates and timestamps as PostgreSQL's
+// formatting.c does (pgtypes.ToCharTime, through Go functions registered in
+// DuckDB by the planner): a timestamptz (or a date, which PostgreSQL casts
+// to one) is shown in the session's time zone, named by its key in
+// pgtypes' zone registry. Other argument types are left to DuckDB.
+func (tr *translator) rewriteToChar(n *pg_query.Node, fc *pg_query.FuncCall, args []typ) error {
+	if len(fc.Args) != 2 || len(args) != 2 {
+		return nil
+	}
+	value, format := fc.Args[0], fc.Args[1]
+	switch args[0].oid {
+	case OIDTimestamp:
+		rewriteCall(n, "__bsdb_to_char", value, format)
+	case OIDTimestamptz, OIDDate:
+		if args[0].oid == OIDDate {
+			if err := castTo(value, typ{OIDTimestamptz, -1}); err != nil {
+				return err
+			}
+		}
+		loc := time.UTC
+		if s := tr.typeSettings(); s != nil && s.TimeZone != nil {
+			loc = s.TimeZone
+		}
+		rewriteCall(n, "__bsdb_to_char_tz", value, format, pg_query.MakeAConstStrNode(pgtypes.ZoneKey(loc), -1))
+	}
+	return nil
 }
