@@ -99,7 +99,22 @@ func ParseText(oid uint32, typmod int32, text []byte, s *Settings) (any, error) 
 	case OIDInterval:
 		return ParseInterval(text, typmod, s.IntervalStyle)
 	}
+	if elem, ok := arrayElem(oid); ok && textArrayElem(elem) {
+		return parseArrayText(oid, elem, typmod, text, s)
+	}
 	return string(text), nil
+}
+
+// textArrayElem reports whether arrays of elem are parsed by ParseText
+// (array_in); other arrays (oidvector, name[] of the catalogs, ...) keep
+// their text.
+func textArrayElem(elem uint32) bool {
+	switch elem {
+	case OIDBool, OIDInt2, OIDInt4, OIDInt8, OIDFloat4, OIDFloat8, OIDNumeric, OIDText, OIDVarchar, OIDBPChar,
+		OIDDate, OIDTime, OIDTimestamp, OIDTimestampTZ, OIDInterval, OIDBytea, OIDUUID:
+		return true
+	}
+	return false
 }
 
 func syntaxErr(typ string, text []byte) error {

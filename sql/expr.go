@@ -281,6 +281,10 @@ func (tr *translator) aExpr(n *pg_query.Node, e *pg_query.A_Expr, sc *scope, wan
 		op = e.Name[len(e.Name)-1].GetString_().GetSval()
 	}
 	switch e.Kind {
+	case pg_query.A_Expr_Kind_AEXPR_OP_ANY, pg_query.A_Expr_Kind_AEXPR_OP_ALL:
+		// x op ANY (array) with another operator than = (and <> for ALL),
+		// which syscat.go turns into list_contains.
+		return tr.listContains(e.Rexpr, e.Lexpr, sc)
 	case pg_query.A_Expr_Kind_AEXPR_IN:
 		if list := e.Rexpr.GetList(); list != nil && tr.untypedParam(e.Lexpr) {
 			// $1 IN (1, 2): PostgreSQL types $1 from the list.

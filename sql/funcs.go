@@ -69,6 +69,11 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 	if schema == "pg_catalog" && fc.Funcformat != pg_query.CoercionForm_COERCE_SQL_SYNTAX {
 		fc.Funcname = fc.Funcname[len(fc.Funcname)-1:]
 	}
+	if name == "list_contains" && len(fc.Args) == 2 && fc.AggOrder == nil && fc.Over == nil {
+		// x = ANY(a) arrives here (syscat.go rewrites it to list_contains):
+		// the array is typed from x, as PostgreSQL does.
+		return tr.listContains(fc.Args[0], fc.Args[1], sc)
+	}
 	srfsBefore := len(sc.srfs)
 	var argTypes []typ
 	for _, a := range fc.Args {
@@ -326,4 +331,37 @@ func (tr *translator) rewriteToChar(n *pg_query.Node, fc *pg_query.FuncCall, arg
 		rewriteCall(n, "__bsdb_to_char_tz", value, format, pg_query.MakeAConstStrNode(pgtypes.ZoneKey(loc), -1))
 	}
 	return nil
+}
+
+// listContains types list_contains(arr, x) and x op ANY/ALL (arr):
+// '{1,2}' and an untyped $n as the array are an array of x's type (pgx
+// sends a Go slice for ANY($1)); an untyped $n as x takes the array's
+// element type.
+func (tr *translator) listContains(arr, x *pg_query.Node, sc *scope) (typ, error) {
+	if tr.untypedParam(x) {
+		at, err := tr.expr(arr, sc, unknownTyp)
+		if err != nil {
+			return unknownTyp, err
+		}
+		want := unknownTyp
+		if el := ElemOID(at.oid); el != 0 {
+			want = typ{el, -1}
+		}
+		_, err = tr.expr(x, sc, want)
+		return typ{OIDBool, -1}, err
+	}
+	xt, err := tr.expr(x, sc, unknownTyp)
+	if err != nil {
+		return unknownTyp, err
+	}
+	want := unknownTyp
+	if a := ArrayOID(xt.oid); a != 0 {
+		want = typ{a, -1}
+		if c := arr.GetAConst(); c != nil && c.GetSval() != nil {
+			_, err := tr.foldLiteral(arr, want)
+			return typ{OIDBool, -1}, err
+		}
+	}
+	_, err = tr.expr(arr, sc, want)
+	return typ{OIDBool, -1}, err
 }

@@ -37,6 +37,16 @@ var literalSettings = pgtypes.DefaultSettings()
 // PostgreSQL's input function at translation time (see doc.go, "literal
 // folding"). Text types are left alone (their input is the identity).
 func foldable(oid uint32) bool {
+	if el := ElemOID(oid); el != 0 {
+		// Arrays: '{1,2}'::int[], '{a,b}'::text[] (array_in).
+		switch el {
+		case OIDJSON, OIDJSONB:
+			return false
+		case OIDText, OIDVarchar, OIDBpchar:
+			return true
+		}
+		return foldable(el)
+	}
 	switch oid {
 	case OIDBool, OIDInt2, OIDInt4, OIDInt8, OIDFloat4, OIDFloat8, OIDNumeric,
 		OIDDate, OIDTime, OIDTimestamp, OIDTimestamptz, OIDInterval,
@@ -179,6 +189,10 @@ func duckLiteral(t typ, val any) (*pg_query.Node, bool, error) {
 	case pgtypes.Interval:
 		return str(strconv.Itoa(int(v.Months))+" months "+strconv.Itoa(int(v.Days))+" days "+
 			strconv.FormatInt(v.Micros, 10)+" microseconds", OIDInterval, -1)
+	case []any:
+		return arrayLiteral(t, [][]any{v}, nil)
+	case pgtypes.Array:
+		return arrayLiteral(t, nil, &v)
 	case string:
 		return str(v, t.oid, -1)
 	case pgtypes.Date, pgtypes.Time, pgtypes.TimeTZ, pgtypes.Timestamp, pgtypes.TimestampTZ, [16]byte:
@@ -193,6 +207,85 @@ func duckLiteral(t typ, val any) (*pg_query.Node, bool, error) {
 		return str(s, t.oid, -1)
 	}
 	return nil, false, nil
+}
+
+// arrayLiteral spells an array value as ARRAY[...] (nested for several
+// dimensions) cast to t: DuckDB's list. Arrays with other lower bounds
+// than 1 have no DuckDB form (ok false).
+func arrayLiteral(t typ, one [][]any, multi *pgtypes.Array) (*pg_query.Node, bool, error) {
+	el := typ{ElemOID(t.oid), t.mod}
+	if el.oid == 0 {
+		return nil, false, nil
+	}
+	elem := func(v any) (*pg_query.Node, bool, error) {
+		if v == nil {
+			return &pg_query.Node{Node: &pg_query.Node_AConst{AConst: &pg_query.A_Const{Isnull: true, Location: -1}}}, true, nil
+		}
+		return duckLiteral(el, v)
+	}
+	build := func(elems []any) (*pg_query.Node, bool, error) {
+		items := make([]*pg_query.Node, len(elems))
+		for i, v := range elems {
+			n, ok, err := elem(v)
+			if err != nil || !ok {
+				return nil, ok, err
+			}
+			items[i] = n
+		}
+		return &pg_query.Node{Node: &pg_query.Node_AArrayExpr{AArrayExpr: &pg_query.A_ArrayExpr{Elements: items, Location: -1}}}, true, nil
+	}
+	var arr *pg_query.Node
+	var ok bool
+	var err error
+	if multi == nil {
+		arr, ok, err = build(one[0])
+	} else {
+		for _, lb := range multi.LBound {
+			if lb != 1 {
+				return nil, false, nil
+			}
+		}
+		// Row-major elements into nested ARRAY[...] by dimension.
+		var nest func(d int, elems []any) (*pg_query.Node, bool, error)
+		nest = func(d int, elems []any) (*pg_query.Node, bool, error) {
+			if d == len(multi.Dims)-1 {
+				return build(elems)
+			}
+			size := len(elems) / int(multi.Dims[d])
+			items := make([]*pg_query.Node, multi.Dims[d])
+			for i := range items {
+				n, ok, err := nest(d+1, elems[i*size:(i+1)*size])
+				if err != nil || !ok {
+					return nil, ok, err
+				}
+				items[i] = n
+			}
+			return &pg_query.Node{Node: &pg_query.Node_AArrayExpr{AArrayExpr: &pg_query.A_ArrayExpr{Elements: items, Location: -1}}}, true, nil
+		}
+		arr, ok, err = nest(0, multi.Elems)
+	}
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	if len(one) > 0 && len(one[0]) == 0 || multi != nil {
+		// An empty ARRAY[] needs its type; nested lists need theirs spelled.
+		dims := 1
+		if multi != nil {
+			dims = len(multi.Dims)
+		}
+		tn, terr := duckTypeName(el.oid, el.mod)
+		if terr != nil {
+			return nil, false, nil
+		}
+		for range dims {
+			tn.ArrayBounds = append(tn.ArrayBounds, pg_query.MakeIntNode(-1))
+		}
+		return &pg_query.Node{Node: &pg_query.Node_TypeCast{TypeCast: &pg_query.TypeCast{Arg: arr, TypeName: tn, Location: -1}}}, true, nil
+	}
+	if err := castTo(arr, t); err != nil {
+		return nil, false, nil
+	}
+	return arr, true, nil
 }
 
 func floatText(f float64, bits int) string {

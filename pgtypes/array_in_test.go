@@ -1,0 +1,82 @@
+package pgtypes
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/bsdb/bsdb-pg/pgerr"
+)
+
+// TestParseArrayText: array_in's text forms and its errors, each checked
+// against PostgreSQL 15 (outputs through array_out).
+func TestParseArrayText(t *testing.T) {
+	cases := []struct {
+		oid       uint32
+		in, want  string
+		errDetail string
+	}{
+		{OIDTextArray, `{ a , b }`, `{a,b}`, ""},
+		{OIDTextArray, `{"",NULL,"NULL",null}`, `{"",NULL,"NULL",NULL}`, ""},
+		{OIDTextArray, `{a\,b}`, `{"a,b"}`, ""},
+		{OIDInt4Array, `[0:1]={1,2}`, `[0:1]={1,2}`, ""},
+		{OIDInt4Array, `{  }`, `{}`, ""},
+		{OIDInt4Array, `{{1},{2}}`, `{{1},{2}}`, ""},
+		{OIDInt4Array, `{{1,2},{3,4}}`, `{{1,2},{3,4}}`, ""},
+		{OIDInt4Array, `{{}}`, "", `Unexpected "}" character.`},
+		{OIDInt4Array, `{1,{2}}`, "", `Unexpected "{" character.`},
+		{OIDInt4Array, `{{1},2}`, "", `Unexpected array element.`},
+		{OIDInt4Array, `{{1,2},{3}}`, "", `Multidimensional arrays must have sub-arrays with matching dimensions.`},
+		{OIDInt4Array, `{1,2`, "", `Unexpected end of input.`},
+		{OIDInt4Array, `1,2`, "", `Array value must start with "{" or dimension information.`},
+		{OIDInt4Array, `{1} x`, "", `Junk after closing right brace.`},
+	}
+	for _, c := range cases {
+		v, err := ParseText(c.oid, -1, []byte(c.in), nil)
+		if c.errDetail != "" {
+			pe, ok := pgerr.As(err)
+			if !ok || pe.Code != pgerr.InvalidTextRepresentation {
+				t.Errorf("%s: %v, want 22P02", c.in, err)
+			} else if pe.Detail != c.errDetail {
+				t.Errorf("%s: detail %q, want %q", c.in, pe.Detail, c.errDetail)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.in, err)
+			continue
+		}
+		out, err := AppendText(nil, c.oid, -1, v, nil)
+		if err != nil || string(out) != c.want {
+			t.Errorf("%s -> %s, %v; want %s", c.in, out, err, c.want)
+		}
+	}
+	if _, err := ParseText(OIDInt4Array, -1, []byte(`{a}`), nil); fmt.Sprint(err) == "<nil>" {
+		t.Error("{a} as int[]: no error")
+	}
+}
+
+// FuzzParseArrayText: no input makes array_in panic; what parses prints
+// and parses back to the same text.
+func FuzzParseArrayText(f *testing.F) {
+	for _, s := range []string{`{1,2}`, `{"a\"b",NULL}`, `[0:1]={1,2}`, `{{1},{2}}`, `{`, `{{}}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := ParseText(OIDTextArray, -1, []byte(s), nil)
+		if err != nil {
+			return
+		}
+		out, err := AppendText(nil, OIDTextArray, -1, v, nil)
+		if err != nil {
+			t.Fatalf("%q parsed but does not print: %v", s, err)
+		}
+		v2, err := ParseText(OIDTextArray, -1, out, nil)
+		if err != nil {
+			t.Fatalf("%q printed as %q, which does not parse: %v", s, out, err)
+		}
+		out2, _ := AppendText(nil, OIDTextArray, -1, v2, nil)
+		if string(out2) != string(out) {
+			t.Fatalf("%q: %q then %q", s, out, out2)
+		}
+	})
+}
