@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -58,8 +59,9 @@ type TxLog struct {
 	log  *slog.Logger
 	sync bool // false: tests that skip fdatasync
 
-	wmu    sync.Mutex // serialises appends to the active file
-	scanMu sync.Mutex // one rescan of other processes' files at a time
+	wmu    sync.Mutex   // serialises appends to the active file
+	syncs  atomic.Int64 // fdatasync calls (tests, diagnostics)
+	scanMu sync.Mutex   // one rescan of other processes' files at a time
 
 	mu struct {
 		sync.Mutex
@@ -84,8 +86,52 @@ type txLogFile struct {
 	name    string
 	lock    io.Closer
 	f       vfs.File // open while active
-	size    int64
-	pending int // unresolved entries
+	size    int64    // bytes written (guarded by TxLog.wmu while active)
+	pending int      // unresolved entries (TxLog.mu)
+
+	// Group commit (smu): concurrent commits share one fdatasync, as the
+	// WAL's segments do; the first waiter syncs for everyone written.
+	smu     sync.Mutex
+	cond    *sync.Cond
+	syncing bool
+	synced  int64
+	serr    error
+}
+
+// waitSynced returns once the file is durable up to target, syncing it
+// itself unless another caller's fdatasync covers it.
+func (f *txLogFile) waitSynced(target int64, sync bool, count *atomic.Int64) error {
+	f.smu.Lock()
+	defer f.smu.Unlock()
+	for f.synced < target {
+		if f.serr != nil {
+			return f.serr
+		}
+		if f.syncing {
+			f.cond.Wait()
+			continue
+		}
+		f.syncing = true
+		upto := target
+		if f.size > upto {
+			upto = f.size
+		}
+		f.smu.Unlock()
+		var err error
+		if sync {
+			err = f.f.SyncData()
+			count.Add(1)
+		}
+		f.smu.Lock()
+		f.syncing = false
+		if err != nil {
+			f.serr = fmt.Errorf("txn: transaction log: fdatasync: %w", err)
+		} else if upto > f.synced {
+			f.synced = upto
+		}
+		f.cond.Broadcast()
+	}
+	return nil
 }
 
 const (
@@ -401,26 +447,30 @@ func (l *TxLog) Commit(parts []TxPart, sync bool) error {
 	}
 	rec := encodeTxRecord(parts)
 	l.wmu.Lock()
-	defer l.wmu.Unlock()
 	lf, err := l.activeFile()
 	if err != nil {
+		l.wmu.Unlock()
 		return err
 	}
 	if _, err := lf.f.Write(rec); err != nil {
+		l.wmu.Unlock()
 		return l.fail(fmt.Errorf("txn: transaction log: write: %w", err))
 	}
-	if sync && l.sync {
-		if err := lf.f.SyncData(); err != nil {
-			return l.fail(fmt.Errorf("txn: transaction log: fdatasync: %w", err))
+	lf.smu.Lock()
+	lf.size += int64(len(rec))
+	target := lf.size
+	lf.smu.Unlock()
+	// The entries count in the file from the write on, so that the file
+	// cannot be deleted while the record is on its way to the disk.
+	l.mu.Lock()
+	l.addLocked(lf, parts)
+	l.mu.Unlock()
+	l.wmu.Unlock()
+	if sync {
+		if err := lf.waitSynced(target, l.sync, &l.syncs); err != nil {
+			return l.fail(err)
 		}
 	}
-	l.mu.Lock()
-	lf.size += int64(len(rec))
-	l.addLocked(lf, parts)
-	if lf.size >= txLogFileBytes {
-		l.sealLocked()
-	}
-	l.mu.Unlock()
 	return nil
 }
 
@@ -448,8 +498,11 @@ func (l *TxLog) activeFile() (*txLogFile, error) {
 		return nil, fmt.Errorf("txn: transaction log failed earlier: %w", err)
 	}
 	if lf := l.mu.active; lf != nil {
-		l.mu.Unlock()
-		return lf, nil
+		if lf.size < txLogFileBytes {
+			l.mu.Unlock()
+			return lf, nil
+		}
+		l.sealLocked() // full: the next record starts a new file
 	}
 	ts := max(time.Now().UnixNano(), l.mu.lastTS+1)
 	l.mu.lastTS = ts
@@ -477,6 +530,7 @@ func (l *TxLog) activeFile() (*txLogFile, error) {
 		}
 	}
 	lf := &txLogFile{name: name, lock: lk, f: f}
+	lf.cond = sync.NewCond(&lf.smu)
 	l.mu.Lock()
 	l.mu.files[name] = lf
 	l.mu.active = lf
@@ -484,8 +538,10 @@ func (l *TxLog) activeFile() (*txLogFile, error) {
 	return lf, nil
 }
 
-// sealLocked retires the active file (the next commit starts a new one).
-// REQUIRES: mu held (and wmu, or no appends possible).
+// sealLocked retires the active file (the next commit starts a new one):
+// once every record written to it is synced (commits waiting for their
+// fdatasync finish), it is closed.
+// REQUIRES: mu and wmu held (no append in flight).
 func (l *TxLog) sealLocked() {
 	lf := l.mu.active
 	if lf == nil {
@@ -493,8 +549,14 @@ func (l *TxLog) sealLocked() {
 	}
 	l.mu.active = nil
 	if lf.f != nil {
+		lf.smu.Lock()
+		size := lf.size
+		lf.smu.Unlock()
+		_ = lf.waitSynced(size, l.sync, &l.syncs)
+		lf.smu.Lock()
 		lf.f.Close()
 		lf.f = nil
+		lf.smu.Unlock()
 	}
 	if lf.pending == 0 {
 		l.removeLocked(lf)
