@@ -98,3 +98,35 @@ func TestEncodeDecode(t *testing.T) {
 		}
 	}
 }
+
+// TestPGFuncs: initcap, quote_ident, quote_literal and justify_* as
+// PostgreSQL 15 prints them (pg_functions.sql runs them on both).
+func TestPGFuncs(t *testing.T) {
+	if got := Initcap("hELLO wOrLD-foo_bar 3rd"); got != "Hello World-Foo_Bar 3rd" {
+		t.Errorf("initcap: %q", got)
+	}
+	for in, want := range map[string]string{"select": `"select"`, "Abc": `"Abc"`, "abc_1": "abc_1", "1a": `"1a"`, "name": "name", `a"b`: `"a""b"`, "": `""`} {
+		keyword := func(s string) bool { return s == "select" }
+		if got := QuoteIdent(in, keyword); got != want {
+			t.Errorf("quote_ident(%q) = %s, want %s", in, got, want)
+		}
+	}
+	if got := QuoteLiteral(`a\b'c`); got != `E'a\\b''c'` {
+		t.Errorf("quote_literal: %s", got)
+	}
+	day := usPerDay
+	for _, c := range []struct {
+		f        func(Interval) Interval
+		in, want Interval
+	}{
+		{JustifyHours, Interval{Micros: -27 * usPerHour}, Interval{Days: -1, Micros: -3 * usPerHour}},
+		{JustifyHours, Interval{Days: 1, Micros: -27 * usPerHour}, Interval{Micros: -3 * usPerHour}},
+		{JustifyDays, Interval{Months: 1, Days: -35}, Interval{Days: -5}},
+		{JustifyInterval, Interval{Months: 1, Micros: -usPerHour}, Interval{Days: 29, Micros: day - usPerHour}},
+		{JustifyInterval, Interval{Months: -1, Days: 50, Micros: 30 * usPerHour}, Interval{Days: 21, Micros: 6 * usPerHour}},
+	} {
+		if got := c.f(c.in); got != c.want {
+			t.Errorf("justify %+v = %+v, want %+v", c.in, got, c.want)
+		}
+	}
+}

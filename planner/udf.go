@@ -7,6 +7,7 @@ import (
 	"time"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
+	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/pgtypes"
@@ -27,6 +28,17 @@ func (u scalarUDF) Config() duckdb.ScalarFuncConfig {
 
 func (u scalarUDF) Executor() duckdb.ScalarFuncExecutor {
 	return duckdb.ScalarFuncExecutor{RowExecutor: func(values []driver.Value) (any, error) { return u.fn(values[0]) }}
+}
+
+// needsQuotes reports whether PostgreSQL's grammar takes s as a keyword
+// that an identifier must quote (any but an unreserved one).
+func needsQuotes(s string) bool {
+	r, err := pg_query.Scan(s)
+	if err != nil || len(r.Tokens) != 1 {
+		return true
+	}
+	k := r.Tokens[0].KeywordKind
+	return k != pg_query.KeywordKind_NO_KEYWORD && k != pg_query.KeywordKind_UNRESERVED_KEYWORD
 }
 
 // udfs are the Go functions every DuckDB connection of the engine sees.
@@ -57,6 +69,31 @@ var udfs = map[string]scalarUDF{
 }
 
 func init() {
+	text := func(name string, f func(string) string) {
+		udfs[name] = scalarUDF{duckdb.TYPE_VARCHAR, duckdb.TYPE_VARCHAR, func(v driver.Value) (any, error) {
+			s, ok := v.(string)
+			if !ok {
+				return nil, fmt.Errorf("%s: %T", name, v)
+			}
+			return f(s), nil
+		}}
+	}
+	text("__bsdb_initcap", pgtypes.Initcap)
+	text("__bsdb_quote_ident", func(s string) string { return pgtypes.QuoteIdent(s, needsQuotes) })
+	text("__bsdb_quote_literal", pgtypes.QuoteLiteral)
+	interval := func(name string, f func(pgtypes.Interval) pgtypes.Interval) {
+		udfs[name] = scalarUDF{duckdb.TYPE_INTERVAL, duckdb.TYPE_INTERVAL, func(v driver.Value) (any, error) {
+			iv, ok := v.(duckdb.Interval)
+			if !ok {
+				return nil, fmt.Errorf("%s: %T", name, v)
+			}
+			r := f(pgtypes.Interval{Months: iv.Months, Days: iv.Days, Micros: iv.Micros})
+			return duckdb.Interval{Months: r.Months, Days: r.Days, Micros: r.Micros}, nil
+		}}
+	}
+	interval("__bsdb_justify_hours", pgtypes.JustifyHours)
+	interval("__bsdb_justify_days", pgtypes.JustifyDays)
+	interval("__bsdb_justify_interval", pgtypes.JustifyInterval)
 	// float -> text casts inside queries (sql/expr.go): PostgreSQL's
 	// float4out/float8out (shortest exact digits, NaN, Infinity).
 	udfs["__bsdb_float8_text"] = scalarUDF{duckdb.TYPE_DOUBLE, duckdb.TYPE_VARCHAR, func(v driver.Value) (any, error) {

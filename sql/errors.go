@@ -111,6 +111,10 @@ var errRules = []errRule{
 			"schema": pgerr.InvalidSchemaName, "role": pgerr.UndefinedObject}[m[2]]
 		return pgerr.New(code, "%s", m[1])
 	}},
+	// width_bucket's errors (setup.go's macro).
+	{re: regexp.MustCompile(`^Invalid Input Error: (count must be greater than zero|lower bound cannot equal upper bound)`), fn: func(m []string, _ string) *pgerr.Error {
+		return pgerr.New("2201G", "%s", m[1])
+	}},
 	// A Go function of ours failed with a PostgreSQL error (planner's
 	// withSQLState).
 	{re: regexp.MustCompile(`SQLSTATE ([0-9A-Z]{5}): (.*)$`), fn: func(m []string, _ string) *pgerr.Error {

@@ -30,6 +30,11 @@ var funcResult = map[string]typ{
 	"bool_and": {OIDBool, -1}, "bool_or": {OIDBool, -1}, "every": {OIDBool, -1},
 	"encode": {OIDText, -1}, "decode": {OIDBytea, -1}, "sha256": {OIDBytea, -1},
 	"convert_to": {OIDBytea, -1}, "convert_from": {OIDText, -1},
+	"quote_ident": {OIDText, -1}, "quote_literal": {OIDText, -1}, "quote_nullable": {OIDText, -1},
+	"justify_hours": {OIDInterval, -1}, "justify_days": {OIDInterval, -1}, "justify_interval": {OIDInterval, -1},
+	"width_bucket": {OIDInt4, -1}, "num_nulls": {OIDInt4, -1}, "num_nonnulls": {OIDInt4, -1},
+	"json_typeof": {OIDText, -1}, "jsonb_typeof": {OIDText, -1}, "json_array_length": {OIDInt4, -1},
+	"jsonb_array_length": {OIDInt4, -1}, "make_interval": {OIDInterval, -1},
 	"gen_random_uuid": {OIDUUID, -1}, "version": {OIDText, -1},
 	"current_database": {OIDName, -1}, "current_schema": {OIDName, -1},
 	"stddev": {OIDNumeric, -1}, "variance": {OIDNumeric, -1},
@@ -129,6 +134,14 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 	if len(argTypes) > 0 {
 		first = argTypes[0]
 	}
+	if name == "date_bin" && len(fc.Args) == 3 {
+		// DuckDB's time_bucket(width, ts, origin) bins the same way.
+		fc.Funcname = []*pg_query.Node{pg_query.MakeStrNode("time_bucket")}
+		if err := castTo(fc.Args[0], typ{OIDInterval, -1}); err != nil {
+			return unknownTyp, err
+		}
+		return argTypes[1], nil
+	}
 	if t, ok := funcResult[name]; ok {
 		switch name {
 		case "length", "char_length", "character_length", "octet_length", "position", "strpos":
@@ -139,6 +152,31 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 			rewriteDatePart(n, fc, name)
 		case "to_char":
 			if err := tr.rewriteToChar(n, fc, argTypes); err != nil {
+				return unknownTyp, err
+			}
+		case "initcap", "quote_ident", "justify_hours", "justify_days", "justify_interval", "width_bucket":
+			// PostgreSQL's, as Go functions and macros (planner/udf.go,
+			// setup.go): DuckDB has none of them.
+			fc.Funcname = []*pg_query.Node{pg_query.MakeStrNode("__bsdb_" + name)}
+		case "quote_literal", "quote_nullable":
+			if len(fc.Args) == 1 {
+				arg := &pg_query.Node{Node: castNode(fc.Args[0], "varchar").Node}
+				quoted := makeCall("__bsdb_quote_literal", -1, arg)
+				if name == "quote_nullable" {
+					// NULL -> the word NULL.
+					quoted = makeCall("ifnull", -1, quoted, pg_query.MakeAConstStrNode("NULL", -1))
+				}
+				n.Node = quoted.Node
+			}
+		case "json_typeof", "jsonb_typeof":
+			fc.Funcname = []*pg_query.Node{pg_query.MakeStrNode("__bsdb_json_typeof")}
+		case "json_array_length", "jsonb_array_length":
+			fc.Funcname = []*pg_query.Node{pg_query.MakeStrNode("json_array_length")}
+			_ = castTo(n, t)
+		case "num_nulls", "num_nonnulls":
+			rewriteNumNulls(n, fc, name == "num_nulls")
+		case "make_interval":
+			if err := rewriteMakeInterval(n, fc); err != nil {
 				return unknownTyp, err
 			}
 		case "every":
@@ -364,4 +402,93 @@ func (tr *translator) listContains(arr, x *pg_query.Node, sc *scope) (typ, error
 	}
 	_, err = tr.expr(arr, sc, want)
 	return typ{OIDBool, -1}, err
+}
+
+// rewriteNumNulls spells num_nulls(a, b, ...) / num_nonnulls as a sum of
+// CASEs (variadic: no macro can take it).
+func rewriteNumNulls(n *pg_query.Node, fc *pg_query.FuncCall, nulls bool) {
+	if len(fc.Args) == 0 {
+		return
+	}
+	var sum *pg_query.Node
+	for _, a := range fc.Args {
+		test := pg_query.NullTestType_IS_NOT_NULL
+		if nulls {
+			test = pg_query.NullTestType_IS_NULL
+		}
+		nt := &pg_query.Node{Node: &pg_query.Node_NullTest{NullTest: &pg_query.NullTest{Arg: a, Nulltesttype: test, Location: -1}}}
+		one := &pg_query.Node{Node: &pg_query.Node_CaseExpr{CaseExpr: &pg_query.CaseExpr{
+			Args: []*pg_query.Node{{Node: &pg_query.Node_CaseWhen{CaseWhen: &pg_query.CaseWhen{
+				Expr: nt, Result: pg_query.MakeAConstIntNode(1, -1), Location: -1}}}},
+			Defresult: pg_query.MakeAConstIntNode(0, -1), Location: -1}}}
+		if sum == nil {
+			sum = one
+		} else {
+			sum = pg_query.MakeAExprNode(pg_query.A_Expr_Kind_AEXPR_OP, []*pg_query.Node{pg_query.MakeStrNode("+")}, sum, one, -1)
+		}
+	}
+	n.Node = castNode(sum, "integer").Node
+}
+
+// rewriteMakeInterval spells make_interval(years, months, weeks, days,
+// hours, mins, secs), positional or named (days => 10), as a sum of
+// DuckDB's to_* intervals.
+func rewriteMakeInterval(n *pg_query.Node, fc *pg_query.FuncCall) error {
+	names := []string{"years", "months", "weeks", "days", "hours", "mins", "secs"}
+	args := map[string]*pg_query.Node{}
+	for i, a := range fc.Args {
+		if na := a.GetNamedArgExpr(); na != nil {
+			args[strings.ToLower(na.Name)] = na.Arg
+			continue
+		}
+		if i < len(names) {
+			args[names[i]] = a
+		}
+	}
+	var sum *pg_query.Node
+	add := func(term *pg_query.Node) {
+		if sum == nil {
+			sum = term
+			return
+		}
+		sum = pg_query.MakeAExprNode(pg_query.A_Expr_Kind_AEXPR_OP, []*pg_query.Node{pg_query.MakeStrNode("+")}, sum, term, -1)
+	}
+	for _, k := range names {
+		a, ok := args[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "years":
+			add(makeCall("to_years", -1, castNode(a, "integer")))
+		case "months":
+			add(makeCall("to_months", -1, castNode(a, "integer")))
+		case "weeks":
+			add(makeCall("to_days", -1, pg_query.MakeAExprNode(pg_query.A_Expr_Kind_AEXPR_OP,
+				[]*pg_query.Node{pg_query.MakeStrNode("*")}, castNode(a, "integer"), pg_query.MakeAConstIntNode(7, -1), -1)))
+		case "days":
+			add(makeCall("to_days", -1, castNode(a, "integer")))
+		case "hours":
+			add(makeCall("to_hours", -1, castNode(a, "bigint")))
+		case "mins":
+			add(makeCall("to_minutes", -1, castNode(a, "bigint")))
+		case "secs":
+			add(makeCall("to_microseconds", -1, castNode(makeCall("round", -1, pg_query.MakeAExprNode(pg_query.A_Expr_Kind_AEXPR_OP,
+				[]*pg_query.Node{pg_query.MakeStrNode("*")}, castNode(a, "double"), pg_query.MakeAConstIntNode(1000000, -1), -1)), "bigint")))
+		}
+	}
+	if sum == nil {
+		sum = castNode(pg_query.MakeAConstStrNode("0 seconds", -1), "interval")
+	}
+	n.Node = sum.Node
+	return nil
+}
+
+// castNode is CAST(a AS typeName) in DuckDB's spelling of the type name.
+func castNode(a *pg_query.Node, typeName string) *pg_query.Node {
+	return &pg_query.Node{Node: &pg_query.Node_TypeCast{TypeCast: &pg_query.TypeCast{
+		Arg:      a,
+		TypeName: &pg_query.TypeName{Names: []*pg_query.Node{pg_query.MakeStrNode(typeName)}, Typemod: -1, Location: -1},
+		Location: -1,
+	}}}
 }

@@ -18,6 +18,17 @@ func Setup() []string {
 		// MapError turns the error() text into SQLSTATE 22012.
 		// bytea -> text in bytea_output = hex (DuckDB's hex() is upper case).
 		"CREATE OR REPLACE TEMP MACRO __bsdb_bytea_text(b) AS '\\x' || lower(hex(b))",
+		// PostgreSQL functions DuckDB lacks (funcs.go renames the calls).
+		"CREATE OR REPLACE TEMP MACRO __bsdb_width_bucket(op, b1, b2, n) AS CASE " +
+			"WHEN n <= 0 THEN error('count must be greater than zero') " +
+			"WHEN b1 = b2 THEN error('lower bound cannot equal upper bound') " +
+			"WHEN b1 < b2 THEN CASE WHEN op < b1 THEN 0 WHEN op >= b2 THEN n + 1 " +
+			"ELSE CAST(floor(CAST(op - b1 AS DOUBLE) * n / CAST(b2 - b1 AS DOUBLE)) AS INTEGER) + 1 END " +
+			"ELSE CASE WHEN op > b1 THEN 0 WHEN op <= b2 THEN n + 1 " +
+			"ELSE CAST(floor(CAST(b1 - op AS DOUBLE) * n / CAST(b1 - b2 AS DOUBLE)) AS INTEGER) + 1 END END",
+		"CREATE OR REPLACE TEMP MACRO __bsdb_json_typeof(j) AS CASE json_type(CAST(j AS JSON)) " +
+			"WHEN 'OBJECT' THEN 'object' WHEN 'ARRAY' THEN 'array' WHEN 'VARCHAR' THEN 'string' " +
+			"WHEN 'BOOLEAN' THEN 'boolean' WHEN 'NULL' THEN 'null' ELSE 'number' END",
 		"CREATE OR REPLACE TEMP MACRO __bsdb_div(a, b) AS CASE WHEN b = 0 THEN error('division by zero') ELSE a / b END",
 		"CREATE OR REPLACE TEMP MACRO __bsdb_mod(a, b) AS CASE WHEN b = 0 THEN error('division by zero') ELSE a % b END",
 		// float arithmetic: DuckDB gives ±Infinity on overflow; PostgreSQL
