@@ -280,6 +280,9 @@ func (tr *translator) aExpr(n *pg_query.Node, e *pg_query.A_Expr, sc *scope, wan
 	if len(e.Name) > 0 {
 		op = e.Name[len(e.Name)-1].GetString_().GetSval()
 	}
+	if e.Kind == pg_query.A_Expr_Kind_AEXPR_OP && e.Lexpr != nil && (op == "?" || op == "?|" || op == "?&") {
+		return tr.jsonbExists(n, e, op, sc)
+	}
 	switch e.Kind {
 	case pg_query.A_Expr_Kind_AEXPR_OP_ANY, pg_query.A_Expr_Kind_AEXPR_OP_ALL:
 		// x op ANY (array) with another operator than = (and <> for ALL),
@@ -359,6 +362,7 @@ func (tr *translator) aExpr(n *pg_query.Node, e *pg_query.A_Expr, sc *scope, wan
 	if err := checkOperands(e, op, lt, rt); err != nil {
 		return unknownTyp, err
 	}
+
 	if compareOps[op] && (lt.oid == OIDBpchar || rt.oid == OIDBpchar) && !isNullConst(e.Lexpr) && !isNullConst(e.Rexpr) {
 		// character(n) compares without its trailing blanks (bpchareq);
 		// DuckDB compares the padded text.
@@ -839,4 +843,29 @@ func quoteColumnName(s string) string {
 		return s
 	}
 	return `"` + s + `"`
+}
+
+// jsonbExists translates jsonb ? text, ?| text[] and ?& text[] (DuckDB's
+// parser takes ? for a parameter) into the macros of setup.go; the right
+// operand is text or text[] ('{a,b}' folded as one).
+func (tr *translator) jsonbExists(n *pg_query.Node, e *pg_query.A_Expr, op string, sc *scope) (typ, error) {
+	if _, err := tr.expr(e.Lexpr, sc, typ{OIDJSONB, -1}); err != nil {
+		return unknownTyp, err
+	}
+	want := typ{OIDText, -1}
+	if op != "?" {
+		want = typ{ArrayOID(OIDText), -1}
+		if c := e.Rexpr.GetAConst(); c != nil && c.GetSval() != nil {
+			if _, err := tr.foldLiteral(e.Rexpr, want); err != nil {
+				return unknownTyp, err
+			}
+		} else if _, err := tr.expr(e.Rexpr, sc, want); err != nil {
+			return unknownTyp, err
+		}
+	} else if _, err := tr.expr(e.Rexpr, sc, want); err != nil {
+		return unknownTyp, err
+	}
+	fn := map[string]string{"?": "list_contains", "?|": "list_has_any", "?&": "list_has_all"}[op]
+	n.Node = makeCall(fn, e.Location, makeCall("__bsdb_jsonb_strings", -1, e.Lexpr), e.Rexpr).Node
+	return typ{OIDBool, -1}, nil
 }

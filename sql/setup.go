@@ -29,6 +29,14 @@ func Setup() []string {
 		"CREATE OR REPLACE TEMP MACRO __bsdb_json_typeof(j) AS CASE json_type(CAST(j AS JSON)) " +
 			"WHEN 'OBJECT' THEN 'object' WHEN 'ARRAY' THEN 'array' WHEN 'VARCHAR' THEN 'string' " +
 			"WHEN 'BOOLEAN' THEN 'boolean' WHEN 'NULL' THEN 'null' ELSE 'number' END",
+		// jsonb ?, ?| and ?& (expr.go) test the strings a jsonb value offers:
+		// the keys of an object, the string elements of an array, or the
+		// string itself.
+		"CREATE OR REPLACE TEMP MACRO __bsdb_jsonb_strings(j) AS CASE WHEN j IS NULL THEN NULL ELSE CASE json_type(CAST(j AS JSON)) " +
+			"WHEN 'OBJECT' THEN json_keys(CAST(j AS JSON)) " +
+			"WHEN 'ARRAY' THEN list_transform(list_filter(CAST(json_extract(CAST(j AS JSON), '$[*]') AS JSON[]), " +
+			"lambda e: json_type(e) = 'VARCHAR'), lambda e: json_extract_string(e, '$')) " +
+			"WHEN 'VARCHAR' THEN [json_extract_string(CAST(j AS JSON), '$')] ELSE CAST([] AS VARCHAR[]) END END",
 		"CREATE OR REPLACE TEMP MACRO __bsdb_div(a, b) AS CASE WHEN b = 0 THEN error('division by zero') ELSE a / b END",
 		"CREATE OR REPLACE TEMP MACRO __bsdb_mod(a, b) AS CASE WHEN b = 0 THEN error('division by zero') ELSE a % b END",
 		// float arithmetic: DuckDB gives ±Infinity on overflow; PostgreSQL

@@ -21,3 +21,10 @@ CREATE TABLE pf (id int, a text, b text, iv interval);
 INSERT INTO pf VALUES (1, 'foo bar', NULL, '50 hours'), (2, NULL, 'x''y', '-40 days'), (3, 'Order', 'z', '1 mon -2 days');
 SELECT id, initcap(a), quote_ident(a), quote_nullable(b), num_nulls(a, b), justify_interval(iv), width_bucket(id, 0, 4, 2) FROM pf ORDER BY id;
 DROP TABLE pf;
+-- jsonb key existence: ?, ?| and ?&
+SELECT '{"a":1}'::jsonb ? 'a', '{"a":1}'::jsonb ? 'b', '["a","b"]'::jsonb ? 'a', '"a"'::jsonb ? 'a', '[1,"1"]'::jsonb ? '1', '5'::jsonb ? '5';
+SELECT '{"a":1,"b":2}'::jsonb ?| array['x','b'], '{"a":1,"b":2}'::jsonb ?& array['a','b'], '{"a":1}'::jsonb ?& array['a','b'], NULL::jsonb ? 'a';
+CREATE TABLE jq (id int, doc jsonb);
+INSERT INTO jq VALUES (1, '{"tags": ["x"], "owner": "ann"}'), (2, '{"owner": null}'), (3, '["owner"]'), (4, NULL);
+SELECT id, doc ? 'owner' AS has_owner, doc ? 'tags' AS has_tags, doc ?| '{tags,nope}' AS any_, doc ?& '{tags,owner}' AS all_ FROM jq ORDER BY id;
+DROP TABLE jq;
