@@ -130,3 +130,39 @@ func TestPGFuncs(t *testing.T) {
 		}
 	}
 }
+
+// TestToTimestamp: template parsing as PostgreSQL 15 does it (to_char.sql
+// runs the same inputs on both, errors included).
+func TestToTimestamp(t *testing.T) {
+	for _, c := range []struct{ in, f, want string }{
+		{"2024-3-5", "YYYY-MM-DD", "2024-03-05 00:00:00"},
+		{"20240305", "YYYYMMDD", "2024-03-05 00:00:00"},
+		{"March 5, 2024", "Month DD, YYYY", "2024-03-05 00:00:00"},
+		{"05/03/2024 02:30 PM", "DD/MM/YYYY HH12:MI AM", "2024-03-05 14:30:00"},
+		{"2024 065", "YYYY DDD", "2024-03-05 00:00:00"},
+		{"99-03-05", "YY-MM-DD", "1999-03-05 00:00:00"},
+	} {
+		got, err := ToTimestamp(c.in, c.f)
+		if err != nil || got.Format("2006-01-02 15:04:05") != c.want {
+			t.Errorf("to_timestamp(%q, %q) = %v, %v; want %s", c.in, c.f, got, err, c.want)
+		}
+	}
+	for _, c := range []struct{ in, f, code string }{
+		{"2024-13-05", "YYYY-MM-DD", "22008"}, {"xx", "YYYY-MM-DD", "22007"}, {"13:00 PM", "HH12:MI AM", "22007"},
+	} {
+		_, err := ToTimestamp(c.in, c.f)
+		if pe, ok := pgerr.As(err); !ok || pe.Code != c.code {
+			t.Errorf("to_timestamp(%q, %q): %v, want SQLSTATE %s", c.in, c.f, err, c.code)
+		}
+	}
+}
+
+// FuzzToTimestamp: no input and template make the parser panic.
+func FuzzToTimestamp(f *testing.F) {
+	f.Add("2024-03-05 14:30", "YYYY-MM-DD HH24:MI")
+	f.Add("March 5", "Month DD")
+	f.Add("", "J")
+	f.Fuzz(func(t *testing.T, in, format string) {
+		_, _ = ToTimestamp(in, format)
+	})
+}

@@ -146,6 +146,25 @@ func (u toCharUDF) Executor() duckdb.ScalarFuncExecutor {
 	}}
 }
 
+// toTimestampUDF parses text with a template (to_date and to_timestamp of
+// text, text): the wall-clock time, which the caller casts.
+type toTimestampUDF struct{}
+
+func (toTimestampUDF) Config() duckdb.ScalarFuncConfig {
+	text, _ := duckdb.NewTypeInfo(duckdb.TYPE_VARCHAR)
+	ts, _ := duckdb.NewTypeInfo(duckdb.TYPE_TIMESTAMP)
+	return duckdb.ScalarFuncConfig{InputTypeInfos: []duckdb.TypeInfo{text, text}, ResultTypeInfo: ts}
+}
+
+func (toTimestampUDF) Executor() duckdb.ScalarFuncExecutor {
+	return duckdb.ScalarFuncExecutor{RowExecutor: func(values []driver.Value) (any, error) {
+		in, _ := values[0].(string)
+		format, _ := values[1].(string)
+		t, err := pgtypes.ToTimestamp(in, format)
+		return t, withSQLState(err)
+	}}
+}
+
 // codecUDF is PostgreSQL's encode(bytea, format) or decode(text, format).
 type codecUDF struct{ encode bool }
 
@@ -174,10 +193,10 @@ func (u codecUDF) Executor() duckdb.ScalarFuncExecutor {
 
 // withSQLState spells a PostgreSQL error of a Go function so that it
 // survives DuckDB (which keeps only the text): sql.MapError turns
-// "SQLSTATE xxxxx: message" back into the error.
+// "SQLSTATE xxxxx: message<US>detail<US>hint" back into the error.
 func withSQLState(err error) error {
 	if pe, ok := pgerr.As(err); ok {
-		return fmt.Errorf("SQLSTATE %s: %s", pe.Code, pe.Message)
+		return fmt.Errorf("SQLSTATE %s: %s\x1f%s\x1f%s", pe.Code, pe.Message, pe.Detail, pe.Hint)
 	}
 	return err
 }
@@ -196,6 +215,7 @@ func (e *Engine) registerUDFs(ctx context.Context) error {
 	for name, u := range map[string]duckdb.ScalarFunc{
 		"__bsdb_to_char": toCharUDF{}, "__bsdb_to_char_tz": toCharUDF{zoned: true},
 		"__bsdb_encode": codecUDF{encode: true}, "__bsdb_decode": codecUDF{},
+		"__bsdb_to_timestamp": toTimestampUDF{},
 	} {
 		if err := duckdb.RegisterScalarUDF(conn, name, u); err != nil {
 			return fmt.Errorf("%s: %w", name, err)

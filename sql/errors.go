@@ -117,8 +117,10 @@ var errRules = []errRule{
 	}},
 	// A Go function of ours failed with a PostgreSQL error (planner's
 	// withSQLState).
-	{re: regexp.MustCompile(`SQLSTATE ([0-9A-Z]{5}): (.*)$`), fn: func(m []string, _ string) *pgerr.Error {
-		return pgerr.New(m[1], "%s", m[2])
+	{re: regexp.MustCompile("SQLSTATE ([0-9A-Z]{5}): ([^\x1f]*)(?:\x1f([^\x1f]*)\x1f([^\x1f]*))?"), fn: func(m []string, _ string) *pgerr.Error {
+		e := pgerr.New(m[1], "%s", m[2])
+		e.Detail, e.Hint = m[3], m[4]
+		return e
 	}},
 	{re: regexp.MustCompile(`^Invalid Input Error: (function ".*" does not exist)$`), fn: func(m []string, _ string) *pgerr.Error {
 		return pgerr.New(pgerr.UndefinedFunction, "%s", m[1])

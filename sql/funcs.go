@@ -134,6 +134,19 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 	if len(argTypes) > 0 {
 		first = argTypes[0]
 	}
+	if (name == "to_date" || name == "to_timestamp") && len(fc.Args) == 2 {
+		// Parsing with a template (pgtypes.ToTimestamp): the wall-clock
+		// time, a date, or a timestamptz in the session's time zone (the
+		// DuckDB connection's TimeZone does the cast).
+		t := typ{OIDTimestamptz, -1}
+		if name == "to_date" {
+			t = typ{OIDDate, -1}
+		}
+		inner := &pg_query.Node{Node: n.Node}
+		rewriteCall(inner, "__bsdb_to_timestamp", fc.Args[0], fc.Args[1])
+		n.Node = inner.Node
+		return t, castTo(n, t)
+	}
 	if name == "date_bin" && len(fc.Args) == 3 {
 		// DuckDB's time_bucket(width, ts, origin) bins the same way.
 		fc.Funcname = []*pg_query.Node{pg_query.MakeStrNode("time_bucket")}

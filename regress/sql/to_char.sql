@@ -40,3 +40,17 @@ SELECT to_char(ts, 'YYYY-MM') AS month, count(*) FROM tc WHERE ts IS NOT NULL GR
 SELECT to_char(tstz, 'Dy') AS weekday, count(*) FROM tc GROUP BY 1 ORDER BY 1;
 
 DROP TABLE tc;
+
+-- parsing: to_date and to_timestamp of text with a template
+SET TimeZone = 'Europe/Berlin';
+SELECT to_date('2024-3-5', 'YYYY-MM-DD'), to_date('05 Mar 2024', 'DD Mon YYYY'), to_date('20240305', 'YYYYMMDD'), to_date('March 5, 2024', 'Month DD, YYYY');
+SELECT to_timestamp('2024-03-05 14:30:15', 'YYYY-MM-DD HH24:MI:SS'), to_timestamp('05/03/2024 02:30 PM', 'DD/MM/YYYY HH12:MI AM'), to_timestamp('2024-03-05 14:30:15.123', 'YYYY-MM-DD HH24:MI:SS.MS');
+SELECT to_date('2024 065', 'YYYY DDD'), to_date('2460375', 'J'), to_date('24-03-05', 'YY-MM-DD'), to_date('99-03-05', 'YY-MM-DD'), to_date('03-05', 'MM-DD');
+SELECT to_timestamp('12.3', 'SS.MS'), to_timestamp('2024-03-05T10:00', 'YYYY-MM-DD"T"HH24:MI'), to_timestamp(1700000000);
+SELECT to_date(NULL, 'YYYY'), to_date('2024-01-01', NULL);
+SELECT to_date('2024-13-05', 'YYYY-MM-DD');
+SELECT to_date('xx', 'YYYY-MM-DD');
+SELECT to_date('2024-02-30', 'YYYY-MM-DD');
+SELECT to_timestamp('13:00 PM', 'HH12:MI AM');
+SELECT to_date('2024-Foo-01', 'YYYY-Mon-DD');
+SET TimeZone = 'UTC';
