@@ -165,6 +165,36 @@ func (toTimestampUDF) Executor() duckdb.ScalarFuncExecutor {
 	}}
 }
 
+// formatUDF is PostgreSQL's format(text, variadic text): the translator
+// casts every argument to text first (PostgreSQL's output functions).
+type formatUDF struct{}
+
+func (formatUDF) Config() duckdb.ScalarFuncConfig {
+	text, _ := duckdb.NewTypeInfo(duckdb.TYPE_VARCHAR)
+	return duckdb.ScalarFuncConfig{InputTypeInfos: []duckdb.TypeInfo{text}, VariadicTypeInfo: text,
+		ResultTypeInfo: text, SpecialNullHandling: true}
+}
+
+func (formatUDF) Executor() duckdb.ScalarFuncExecutor {
+	return duckdb.ScalarFuncExecutor{RowExecutor: func(values []driver.Value) (any, error) {
+		f, ok := values[0].(string)
+		if !ok {
+			return nil, nil // format(NULL) is NULL
+		}
+		args := make([]*string, len(values)-1)
+		for i, v := range values[1:] {
+			if s, ok := v.(string); ok {
+				args[i] = &s
+			}
+		}
+		out, err := pgtypes.Format(f, args, func(s string) string { return pgtypes.QuoteIdent(s, needsQuotes) })
+		if err != nil {
+			return nil, withSQLState(err)
+		}
+		return out, nil
+	}}
+}
+
 // codecUDF is PostgreSQL's encode(bytea, format) or decode(text, format).
 type codecUDF struct{ encode bool }
 
@@ -215,7 +245,7 @@ func (e *Engine) registerUDFs(ctx context.Context) error {
 	for name, u := range map[string]duckdb.ScalarFunc{
 		"__bsdb_to_char": toCharUDF{}, "__bsdb_to_char_tz": toCharUDF{zoned: true},
 		"__bsdb_encode": codecUDF{encode: true}, "__bsdb_decode": codecUDF{},
-		"__bsdb_to_timestamp": toTimestampUDF{},
+		"__bsdb_to_timestamp": toTimestampUDF{}, "__bsdb_format": formatUDF{},
 	} {
 		if err := duckdb.RegisterScalarUDF(conn, name, u); err != nil {
 			return fmt.Errorf("%s: %w", name, err)

@@ -134,6 +134,15 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 	if len(argTypes) > 0 {
 		first = argTypes[0]
 	}
+	if name == "format" && len(fc.Args) >= 1 && fc.AggOrder == nil && fc.Over == nil && !fc.FuncVariadic {
+		// PostgreSQL's format (pgtypes.Format), not DuckDB's fmt-style
+		// one; its arguments are text by their types' output functions.
+		for i, a := range fc.Args {
+			outputText(a, argTypes[i])
+		}
+		fc.Funcname = []*pg_query.Node{pg_query.MakeStrNode("__bsdb_format")}
+		return typ{OIDText, -1}, nil
+	}
 	if (name == "to_date" || name == "to_timestamp") && len(fc.Args) == 2 {
 		// Parsing with a template (pgtypes.ToTimestamp): the wall-clock
 		// time, a date, or a timestamptz in the session's time zone (the
@@ -504,4 +513,33 @@ func castNode(a *pg_query.Node, typeName string) *pg_query.Node {
 		TypeName: &pg_query.TypeName{Names: []*pg_query.Node{pg_query.MakeStrNode(typeName)}, Typemod: -1, Location: -1},
 		Location: -1,
 	}}}
+}
+
+// outputText rewrites a translated expression of type t into its text as
+// PostgreSQL's output function prints it, where DuckDB's CAST differs
+// (boolean t/f, float, interval, bytea; character(n) without padding).
+func outputText(n *pg_query.Node, t typ) {
+	inner := &pg_query.Node{Node: n.Node}
+	switch t.oid {
+	case OIDText, OIDVarchar, OIDUnknown:
+		return
+	case OIDBool:
+		n.Node = &pg_query.Node_CaseExpr{CaseExpr: &pg_query.CaseExpr{Args: []*pg_query.Node{
+			{Node: &pg_query.Node_CaseWhen{CaseWhen: &pg_query.CaseWhen{Expr: inner, Result: pg_query.MakeAConstStrNode("t", -1), Location: -1}}},
+			{Node: &pg_query.Node_CaseWhen{CaseWhen: &pg_query.CaseWhen{
+				Expr: pg_query.MakeBoolExprNode(pg_query.BoolExprType_NOT_EXPR, []*pg_query.Node{inner}, -1), Result: pg_query.MakeAConstStrNode("f", -1), Location: -1}}},
+		}, Location: -1}}
+	case OIDFloat8:
+		rewriteCall(n, "__bsdb_float8_text", inner)
+	case OIDFloat4:
+		rewriteCall(n, "__bsdb_float4_text", inner)
+	case OIDInterval:
+		rewriteCall(n, "__bsdb_interval_text", inner)
+	case OIDBytea:
+		rewriteCall(n, "__bsdb_bytea_text", inner)
+	case OIDBpchar:
+		rtrimBlanks(n)
+	default:
+		_ = castTo(n, typ{OIDText, -1})
+	}
 }

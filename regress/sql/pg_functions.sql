@@ -28,3 +28,10 @@ CREATE TABLE jq (id int, doc jsonb);
 INSERT INTO jq VALUES (1, '{"tags": ["x"], "owner": "ann"}'), (2, '{"owner": null}'), (3, '["owner"]'), (4, NULL);
 SELECT id, doc ? 'owner' AS has_owner, doc ? 'tags' AS has_tags, doc ?| '{tags,nope}' AS any_, doc ?& '{tags,owner}' AS all_ FROM jq ORDER BY id;
 DROP TABLE jq;
+-- format(): %s, %I, %L, %%, positions, widths
+SELECT format('Hello %s, %I, %L, %%, %L', 'World', 'Select', E'it''s', NULL), format('%2$s %1$s', 'a', 'b'), format('|%5s|%-5s|', 'ab', 'cd');
+SELECT format('%s %s %s', 1.5::float8, date '2024-01-02' > '2000-01-01', 42), format('%*s|', 4, 'x'), format('%-*s|', 4, 'x'), format(NULL), format('%s', NULL), format('abc');
+SELECT format('INSERT INTO %I VALUES (%L, %s)', 'my table', 'x''y', 3.25);
+SELECT format('%s %s', 'a');
+SELECT format('%x', 'a');
+SELECT format('%I', NULL);
