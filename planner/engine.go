@@ -190,6 +190,14 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		e.db.Close()
 		return nil, fmt.Errorf("catalog: %w", err)
 	}
+	if e.nativeCache {
+		// In the background: listing the catalog may take a while on S3.
+		go func() {
+			if err := e.sweepCache(context.Background()); err != nil {
+				e.log.Warn("native cache: sweeping the caches of dropped tables failed", "err", err)
+			}
+		}()
+	}
 	return e, nil
 }
 

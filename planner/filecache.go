@@ -83,6 +83,58 @@ func (e *Engine) attachCache(ctx context.Context) error {
 	return nil
 }
 
+// sweepCache drops the cache of tables that no longer exist (dropped by
+// another process, or with their database, while this one was not
+// looking): their OIDs are in the cache's file list but not in the
+// catalog. OIDs are never reused, so a table created meanwhile is safe.
+func (e *Engine) sweepCache(ctx context.Context) error {
+	if !e.nativeCache {
+		return nil
+	}
+	rows, err := e.db.QueryContext(ctx, "SELECT DISTINCT oid FROM "+cacheFilesName)
+	if err != nil {
+		return err
+	}
+	var cached []uint32
+	for rows.Next() {
+		var oid uint32
+		if err := rows.Scan(&oid); err != nil {
+			rows.Close()
+			return err
+		}
+		cached = append(cached, oid)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(cached) == 0 {
+		return err
+	}
+	dbs, err := e.cat.ListDatabases(ctx)
+	if err != nil {
+		return err
+	}
+	live := map[uint32]bool{}
+	for _, db := range dbs {
+		ents, err := e.cat.ListTables(ctx, db)
+		if err != nil {
+			return err
+		}
+		for _, ent := range ents {
+			live[ent.OID] = true
+		}
+	}
+	for _, oid := range cached {
+		if live[oid] {
+			continue
+		}
+		name := fmt.Sprintf("%s.main.%s", cacheDBName, quoteIdent(fmt.Sprintf("__bsdb_files_%d", oid)))
+		if err := e.execTx(ctx, fmt.Sprintf("BEGIN; DROP TABLE IF EXISTS %s; DELETE FROM %s WHERE oid = %d; COMMIT", name, cacheFilesName, oid)); err != nil {
+			return err
+		}
+		e.log.Info("native cache: dropped the cache of a table that no longer exists", "oid", oid)
+	}
+	return nil
+}
+
 // fileCache is one table's share of the native cache.
 type fileCache struct {
 	name string // qualified, quoted DuckDB table name

@@ -95,3 +95,74 @@ func waitFiles(t *testing.T, tb *Table, n int) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestCacheSweepsDroppedTables: a table dropped while this server was not
+// running (by another process on the warehouse) loses its cache at the
+// next start; a live table keeps its own.
+func TestCacheSweepsDroppedTables(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	cfg := Config{DataDir: dir, FlushInterval: -1, NativeCacheBytes: 1 << 30}
+	e, err := Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sch := &schema.Schema{Columns: []schema.Column{{Name: "a", Kind: schema.KindInt64}}}
+	for _, name := range []string{"gone", "kept"} {
+		id := catalog.TableID{Database: "postgres", Schema: "public", Name: name}
+		if _, err := e.CreateTable(ctx, id, sch, false); err != nil {
+			t.Fatal(err)
+		}
+		tb, err := e.Table(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := array.NewInt64Builder(memory.DefaultAllocator)
+		b.Append(1)
+		col := b.NewArray()
+		rec := array.NewRecordBatch(tb.T.ArrowSchema(), []arrow.Array{col}, 1)
+		if _, err := tb.Write(ctx, []arrow.RecordBatch{rec}, wal.DurabilitySync, nil); err != nil {
+			t.Fatal(err)
+		}
+		rec.Release()
+		col.Release()
+		if err := tb.T.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		waitFiles(t, tb, 1)
+	}
+	store := e.Store()
+	if err := e.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Another process drops "gone" while this server is down.
+	if err := catalog.New(store).DropTable(ctx, catalog.TableID{Database: "postgres", Schema: "public", Name: "gone"}); err != nil {
+		t.Fatal(err)
+	}
+	e, err = Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(ctx)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var n int
+		if err := e.DB().QueryRowContext(ctx, "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'bsdb_cache' AND table_name LIKE '__bsdb_files_%'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d cache tables after the sweep, want 1 (the kept table's)", n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	kept, err := e.Table(ctx, catalog.TableID{Database: "postgres", Schema: "public", Name: "kept"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept.CachedFiles() != 1 {
+		t.Errorf("the kept table's cache holds %d files", kept.CachedFiles())
+	}
+}
