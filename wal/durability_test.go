@@ -44,7 +44,10 @@ func TestGroupCommit(t *testing.T) {
 	if st.Appends != writers*per {
 		t.Fatalf("appends %d", st.Appends)
 	}
-	if st.Syncs*4 > st.Appends {
+	// Without group commit every append syncs (ratio 1). How much sharing
+	// 64 writers get depends on the machine's load (-race, parallel test
+	// packages): 3.6 appends per sync was seen in CI, 10+ when idle.
+	if st.Syncs*2 > st.Appends {
 		t.Fatalf("group commit not sharing syncs: %d syncs for %d appends", st.Syncs, st.Appends)
 	}
 	if err := w.Close(); err != nil {
