@@ -111,12 +111,16 @@ func TestPruneUnderContention(t *testing.T) {
 	isCommitted := func(id uuid.UUID) bool { _, ok := committed.Load(id); return ok }
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
+	// The writers keep going until the pruner has removed something (on a
+	// loaded machine 480 appends to memory can be over before it ran once).
+	var pruned atomic.Int64
+	deadline := time.Now().Add(10 * time.Second)
 	for g := 0; g < 6; g++ {
 		wg.Add(1)
 		go func(g int) {
 			defer wg.Done()
-			for i := 0; i < 80; i++ {
-				tx, id := uuid.New(), int64(g*100000+i*100)
+			for i := 0; i < 80 || (pruned.Load() == 0 && time.Now().Before(deadline)); i++ {
+				tx, id := uuid.New(), int64(g)*1_000_000_000+int64(i)*100
 				if _, err := appendTx(t, w, tx, id, 1, 3, DurabilitySync); err != nil {
 					t.Error(err)
 					return
@@ -125,7 +129,6 @@ func TestPruneUnderContention(t *testing.T) {
 			}
 		}(g)
 	}
-	var pruned atomic.Int64
 	cwg := sync.WaitGroup{}
 	cwg.Add(1)
 	go func() {
