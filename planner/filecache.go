@@ -345,10 +345,19 @@ func (t *Table) syncCache() error {
 			}
 			continue
 		}
-		// The rows and their entry in one DuckDB transaction.
+		// The rows and their entry in one DuckDB transaction, appended
+		// while no statement reads the table (the gc lock): a scan of the
+		// cache table concurrent with an append to it was seen to return
+		// rows twice (crashtest, cache on).
 		q := fmt.Sprintf("BEGIN; INSERT INTO %s SELECT %d, %s FROM read_parquet(%s); INSERT INTO %s VALUES (%d, %s, %d, %d); COMMIT",
 			c.name, no, strings.Join(exprs, ", "), quoteLiteral(local), cacheFilesName, c.oid, quoteLiteral(p), no, charge)
-		if err := t.eng.execTx(ctx, q); err != nil {
+		if err := t.lockGC(ctx); err != nil {
+			t.eng.cacheUsed.Add(-charge)
+			return err
+		}
+		err := t.eng.execTx(ctx, q)
+		t.gc.Unlock()
+		if err != nil {
 			t.eng.cacheUsed.Add(-charge)
 			return fmt.Errorf("load %s: %w", p, err)
 		}
@@ -364,12 +373,8 @@ func (t *Table) syncCache() error {
 // statement that could still read them runs (the gc lock).
 func (t *Table) dropCached(ctx context.Context, paths []string) error {
 	c := t.cache
-	for !t.gc.TryLock() {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
+	if err := t.lockGC(ctx); err != nil {
+		return err
 	}
 	defer t.gc.Unlock()
 	c.mu.Lock()
@@ -439,4 +444,17 @@ func (t *Table) CachedFiles() int {
 	t.cache.mu.Lock()
 	defer t.cache.mu.Unlock()
 	return len(t.cache.files)
+}
+
+// lockGC takes the gc lock exclusively without queueing behind (and so
+// blocking) statements: it retries until no statement holds it.
+func (t *Table) lockGC(ctx context.Context) error {
+	for !t.gc.TryLock() {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	return nil
 }
