@@ -506,13 +506,11 @@ func rewriteMakeInterval(n *pg_query.Node, fc *pg_query.FuncCall) error {
 	return nil
 }
 
-// castNode is CAST(a AS typeName) in DuckDB's spelling of the type name.
+// castNode is CAST(a AS typeName) as a new node (pinType wraps in place).
 func castNode(a *pg_query.Node, typeName string) *pg_query.Node {
-	return &pg_query.Node{Node: &pg_query.Node_TypeCast{TypeCast: &pg_query.TypeCast{
-		Arg:      a,
-		TypeName: &pg_query.TypeName{Names: []*pg_query.Node{pg_query.MakeStrNode(typeName)}, Typemod: -1, Location: -1},
-		Location: -1,
-	}}}
+	n := &pg_query.Node{Node: a.Node}
+	pinType(n, typeName)
+	return n
 }
 
 // outputText rewrites a translated expression of type t into its text as

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"sync"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/google/uuid"
@@ -209,22 +208,7 @@ func (p *prepared) append(ctx context.Context) error {
 
 // publish moves the batches into the active buffer (visible to readers).
 // REQUIRES: the coordinator's vis lock held exclusively.
-func (p *prepared) publish() {
-	t := p.t
-	var n int64
-	for _, b := range p.res.Batches {
-		b.Rec.Retain()
-		n += recordBytes(b.Rec)
-	}
-	t.pwMu.Lock()
-	if len(t.pw.batches) == 0 {
-		t.pw.oldest = time.Now()
-	}
-	t.pw.batches = append(t.pw.batches, p.res.Batches...)
-	t.pw.bytes += n
-	p.full = t.pw.bytes >= t.opts.FlushBytes
-	t.pwMu.Unlock()
-}
+func (p *prepared) publish() { p.full = p.t.appendBuffer(p.res.Batches) }
 
 // finish releases the maintenance lock after publish.
 func (p *prepared) finish() {

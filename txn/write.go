@@ -93,24 +93,30 @@ func (t *Table) Write(ctx context.Context, recs []arrow.RecordBatch, opts WriteO
 		return WriteResult{}, fmt.Errorf("txn: write to %s: %w", t.opts.Prefix, err)
 	}
 	res.Seq = seq
-	var n int64
-	for _, b := range res.Batches {
-		b.Rec.Retain()
-		n += recordBytes(b.Rec)
-	}
-	t.pwMu.Lock()
-	if len(t.pw.batches) == 0 {
-		t.pw.oldest = time.Now()
-	}
-	t.pw.batches = append(t.pw.batches, res.Batches...)
-	t.pw.bytes += n
-	full := t.pw.bytes >= t.opts.FlushBytes
-	t.pwMu.Unlock()
+	full := t.appendBuffer(res.Batches)
 	t.maint.RUnlock()
 	if full {
 		t.requestFlush()
 	}
 	return res, nil
+}
+
+// appendBuffer makes durable batches visible: they join the active buffer
+// (retained). It reports whether the buffer reached the commit threshold.
+func (t *Table) appendBuffer(batches []Batch) (full bool) {
+	var n int64
+	for _, b := range batches {
+		b.Rec.Retain()
+		n += recordBytes(b.Rec)
+	}
+	t.pwMu.Lock()
+	defer t.pwMu.Unlock()
+	if len(t.pw.batches) == 0 {
+		t.pw.oldest = time.Now()
+	}
+	t.pw.batches = append(t.pw.batches, batches...)
+	t.pw.bytes += n
+	return t.pw.bytes >= t.opts.FlushBytes
 }
 
 // waitForRoom applies backpressure: while the buffer holds more than twice
