@@ -18,7 +18,7 @@ import (
 // the 10M-row benchmark table), where its native storage answers in 0.7 ms
 // from one 2,048-row vector; GROUP BYs run 2-3x faster too. So every
 // committed data file of an open table is also loaded, in the background,
-// into a table of an attached DuckDB database file (DATA_DIR/cache/native.duckdb,
+// into a table of an attached DuckDB database file (DATA_DIR/cache/native-v2.duckdb,
 // compressed on disk, paged through DuckDB's buffer manager). A statement
 // reads each file of its snapshot from that table once the file is loaded
 // (the rows of one file carry its number), from the Parquet file before.
@@ -51,7 +51,14 @@ func (e *Engine) attachCache(ctx context.Context) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	path := filepath.Join(dir, "native.duckdb")
+	// v2: numeric without a precision is kept as its text (v1 held
+	// DECIMAL(38,10)); a v1 file is deleted.
+	for _, old := range []string{"native.duckdb", "native.duckdb.wal"} {
+		if err := os.Remove(filepath.Join(dir, old)); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	path := filepath.Join(dir, "native-v2.duckdb")
 	attach := func() error {
 		if _, err := e.db.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS %s", quoteLiteral(path), cacheDBName)); err != nil {
 			return err
@@ -314,7 +321,7 @@ func (t *Table) syncCache() error {
 		cols := []string{cacheFileColumn + " INTEGER"}
 		for i := range t.Schema.Columns {
 			col := &t.Schema.Columns[i]
-			cols = append(cols, quoteIdent(col.Name)+" "+ViewType(col))
+			cols = append(cols, quoteIdent(col.Name)+" "+DuckType(col))
 		}
 		if _, err := t.eng.db.ExecContext(ctx, fmt.Sprintf("CREATE OR REPLACE TABLE %s (%s)", c.name, strings.Join(cols, ", "))); err != nil {
 			return err
@@ -326,7 +333,7 @@ func (t *Table) syncCache() error {
 	exprs := make([]string, len(t.Schema.Columns))
 	for i := range t.Schema.Columns {
 		col := &t.Schema.Columns[i]
-		exprs[i] = fmt.Sprintf("CAST(%s AS %s)", parquetReadExpr(col), ViewType(col))
+		exprs[i] = fmt.Sprintf("CAST(%s AS %s)", parquetReadExpr(col), DuckType(col))
 	}
 	for i, local := range paths {
 		p := m.Files[i].Path

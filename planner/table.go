@@ -470,16 +470,11 @@ func (t *Table) relation(files, cached string, batches, extra []txn.Batch) strin
 	var cols []string
 	for i := range t.Schema.Columns {
 		c := &t.Schema.Columns[i]
-		cols = append(cols, fmt.Sprintf("CAST(%s AS %s) AS %s", parquetReadExpr(c), ViewType(c), quoteIdent(c.Name)))
+		cols = append(cols, fmt.Sprintf("CAST(%s AS %s) AS %s", parquetReadExpr(c), DuckType(c), quoteIdent(c.Name)))
 	}
 	var mcols []string
 	for i := range t.Schema.Columns {
-		c := &t.Schema.Columns[i]
-		if vt := ViewType(c); vt != DuckType(c) {
-			mcols = append(mcols, fmt.Sprintf("CAST(%s AS %s) AS %s", quoteIdent(c.Name), vt, quoteIdent(c.Name)))
-		} else {
-			mcols = append(mcols, quoteIdent(c.Name))
-		}
+		mcols = append(mcols, quoteIdent(t.Schema.Columns[i].Name))
 	}
 	var parts []string
 	if cached != "" {
@@ -613,18 +608,12 @@ func formatUUID(b []byte) string {
 	return string(out)
 }
 
-// ViewType is the DuckDB type a query sees for a column. It differs from
-// the stored type only for numeric without a precision, stored as exact
-// text and computed as DECIMAL(38,10) (known gap: PostgreSQL's numeric has
-// no such limit and prints the stored scale).
-func ViewType(c *schema.Column) string {
-	if c.Kind == schema.KindString && strings.HasPrefix(c.Annotation, "numeric") {
-		return "DECIMAL(38,10)"
-	}
-	return DuckType(c)
-}
-
-// DuckType is the DuckDB type of a column in the mirror.
+// DuckType is the DuckDB type of a column in the mirror, in the native
+// cache and in the relations a statement reads. numeric without a
+// precision is its stored text (PostgreSQL's output of the value, with its
+// own scale): the translator computes with it as DECIMAL(38,10) and gives
+// the client the text where a select-list item is the column itself
+// (sql/rawnum.go).
 func DuckType(c *schema.Column) string {
 	switch c.Kind {
 	case schema.KindBool:
@@ -682,7 +671,7 @@ func (t *Table) MirrorRelation(ids []uint64) string {
 	var cols []string
 	for i := range t.Schema.Columns {
 		c := &t.Schema.Columns[i]
-		cols = append(cols, fmt.Sprintf("CAST(%s AS %s) AS %s", quoteIdent(c.Name), ViewType(c), quoteIdent(c.Name)))
+		cols = append(cols, quoteIdent(c.Name))
 	}
 	pred := "false"
 	if len(ids) > 0 {

@@ -230,12 +230,16 @@
 //     collation (COLLATE "C" gives identical results; a database created
 //     with a linguistic locale would sort differently).
 //   - numeric: 38 digits at most; unconstrained numeric columns are
-//     computed as DECIMAL(38,10) (planner.ViewType), so a value with more
-//     than 28 integer digits cannot be inserted and values print with scale
-//     10 instead of their own; a division nested in an expression (or
-//     referenced by ORDER BY/GROUP BY) goes through DOUBLE with a fixed
-//     scale 16, where PostgreSQL's result scale depends on the values —
-//     only top-level results get the exact form (numdiv.go).
+//     computed as DECIMAL(38,10), so a value with more than 28 integer
+//     digits cannot be computed with (its stored text is printed as is);
+//     the display scale PostgreSQL gives each value is reproduced where
+//     rawnum.go can track it (a column, + - *, sum/min/max, coalesce/CASE,
+//     casts to text, at the outermost level, in FROM subqueries and
+//     CTEs), elsewhere values print with scale 10. A division nested in
+//     an expression (or referenced by ORDER BY/GROUP BY) goes through
+//     DOUBLE with a fixed scale 16, where PostgreSQL's result scale
+//     depends on the values — only top-level results get the exact form
+//     (numdiv.go).
 //   - Literal folding covers casts of constants only; a column cast
 //     (t::date) is still DuckDB's parser (DateStyle-independent ISO input).
 //   - Float overflow of / (1e308 / 1e-10) is not checked (only + - *).

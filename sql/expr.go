@@ -22,7 +22,9 @@ func (tr *translator) expr(n *pg_query.Node, sc *scope, want typ) (typ, error) {
 			return unknownTyp, err
 		}
 		wholeRowRef(v.ColumnRef, sc)
-		return tr.columnRef(v.ColumnRef, sc), nil
+		t := tr.columnRef(v.ColumnRef, sc)
+		tr.rawColumn(n, v.ColumnRef, sc)
+		return t, nil
 	case *pg_query.Node_ParamRef:
 		num := int(v.ParamRef.Number)
 		if num < 1 {
@@ -107,33 +109,8 @@ func (tr *translator) generic(n *pg_query.Node, sc *scope) error {
 }
 
 func (tr *translator) columnRef(cr *pg_query.ColumnRef, sc *scope) typ {
-	var names []string
-	for _, f := range cr.Fields {
-		s := f.GetString_()
-		if s == nil {
-			return unknownTyp
-		}
-		names = append(names, s.Sval)
-	}
-	if len(names) == 0 {
-		return unknownTyp
-	}
-	col := names[len(names)-1]
-	rel := ""
-	if len(names) >= 2 {
-		rel = names[len(names)-2]
-	}
-	for s := sc; s != nil; s = s.parent {
-		for _, r := range s.rels {
-			if rel != "" && r.alias != rel {
-				continue
-			}
-			for _, c := range r.cols {
-				if c.name == col {
-					return c.t
-				}
-			}
-		}
+	if rel, i := resolveColumn(cr, sc); rel != nil {
+		return rel.cols[i].t
 	}
 	return unknownTyp
 }
@@ -243,6 +220,8 @@ func (tr *translator) typeCast(n *pg_query.Node, tc *pg_query.TypeCast, sc *scop
 		tr.noteParam(int(p.Number), t)
 	} else if at, err := tr.expr(tc.Arg, sc, t); err != nil {
 		return unknownTyp, err
+	} else if (oid == OIDText || oid == OIDVarchar) && isRawType(at) && tr.numericText(tc.Arg, sc) {
+		// numeric read as text -> text: the text itself (rawnum.go).
 	} else if at.oid == OIDBpchar && (oid == OIDText || oid == OIDVarchar) {
 		// bpchar -> text drops the padding (rtrim1 in PostgreSQL).
 		rtrimBlanks(tc.Arg)
@@ -420,7 +399,7 @@ func (tr *translator) aExpr(n *pg_query.Node, e *pg_query.A_Expr, sc *scope, wan
 			n *pg_query.Node
 			t typ
 		}{{e.Lexpr, lt}, {e.Rexpr, rt}} {
-			if side.t.known() && !isStringType(side.t.oid) {
+			if side.t.known() && !isStringType(side.t.oid) && !(isRawType(side.t) && tr.numericText(side.n, sc)) {
 				_ = castTo(side.n, typ{OIDText, -1})
 			}
 			if side.t.oid == OIDBpchar {

@@ -26,6 +26,7 @@ func (tr *translator) withClause(w *pg_query.WithClause, sc *scope) error {
 		if sel == nil {
 			return pgerr.New(pgerr.FeatureNotSupported, "data-modifying statements in WITH are not supported")
 		}
+		tr.rawNext = true
 		cols, err := tr.selectStmt(sel, sc)
 		if err != nil {
 			return err
@@ -57,6 +58,7 @@ func (tr *translator) fromItem(n *pg_query.Node, sc *scope) error {
 		if sel == nil {
 			return pgerr.New(pgerr.FeatureNotSupported, "unsupported subquery in FROM")
 		}
+		tr.rawNext = true
 		cols, err := tr.selectStmt(sel, sc)
 		if err != nil {
 			return err
@@ -74,6 +76,10 @@ func (tr *translator) fromItem(n *pg_query.Node, sc *scope) error {
 		}
 		if err := tr.fromItem(j.Rarg, sc); err != nil {
 			return err
+		}
+		if j.IsNatural || usesRawColumn(j.UsingClause, sc) {
+			// DuckDB would join on the text (rawnum.go).
+			tr.rawJoin = true
 		}
 		if j.Quals != nil {
 			sc.clause = clauseJoin
@@ -160,13 +166,13 @@ func (tr *translator) rangeVar(rv *pg_query.RangeVar, sc *scope) (*relInfo, erro
 		}
 		return nil, err
 	}
-	return tr.substitute(rv, ti), nil
+	return tr.substitute(rv, ti, sc.raw), nil
 }
 
 // substitute replaces the table reference rv by a placeholder for ti's
 // FromSQL (keeping the user's alias, or the table name as alias) and
 // returns the relation's scope entry.
-func (tr *translator) substitute(rv *pg_query.RangeVar, ti *TableInfo) *relInfo {
+func (tr *translator) substitute(rv *pg_query.RangeVar, ti *TableInfo, raw bool) *relInfo {
 	tr.tables = append(tr.tables, ti)
 	i := len(tr.subst)
 	tr.subst = append(tr.subst, ti.FromSQL)
@@ -175,9 +181,14 @@ func (tr *translator) substitute(rv *pg_query.RangeVar, ti *TableInfo) *relInfo 
 		noCols = "" // the alias names columns
 	}
 	tr.substNoCols = append(tr.substNoCols, noCols)
+	tr.substRaw = append(tr.substRaw, raw)
 	rel := &relInfo{alias: rv.Relname}
 	for _, c := range ti.Columns {
-		rel.cols = append(rel.cols, colInfo{name: c.Name, t: typ{c.TypeOID, c.TypeMod}})
+		t := typ{c.TypeOID, c.TypeMod}
+		rel.cols = append(rel.cols, colInfo{name: c.Name, t: t, raw: raw && isRawType(t)})
+		if raw && isRawType(t) {
+			tr.haveRaw = true
+		}
 	}
 	if rv.Alias == nil {
 		rv.Alias = &pg_query.Alias{Aliasname: rv.Relname}

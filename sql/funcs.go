@@ -81,12 +81,27 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 	}
 	srfsBefore := len(sc.srfs)
 	var argTypes []typ
+	agg := fc.Over == nil && (isAggregateCall(name, fc) || duckAggregates[name])
+	if agg {
+		sc.aggDepth++ // a grouped column's text is usable here (numericText)
+	}
 	for _, a := range fc.Args {
 		t, err := tr.expr(a, sc, unknownTyp)
 		if err != nil {
 			return unknownTyp, err
 		}
 		argTypes = append(argTypes, t)
+	}
+	if agg {
+		sc.aggDepth--
+	}
+	if name == "concat" || name == "concat_ws" {
+		// Arguments as text by their output functions.
+		for i, a := range fc.Args {
+			if isRawType(argTypes[i]) {
+				tr.numericText(a, sc)
+			}
+		}
 	}
 	for _, o := range fc.AggOrder {
 		if err := tr.generic(o, sc); err != nil {
@@ -138,7 +153,9 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 		// PostgreSQL's format (pgtypes.Format), not DuckDB's fmt-style
 		// one; its arguments are text by their types' output functions.
 		for i, a := range fc.Args {
-			outputText(a, argTypes[i])
+			if !(isRawType(argTypes[i]) && tr.numericText(a, sc)) {
+				outputText(a, argTypes[i])
+			}
 		}
 		fc.Funcname = []*pg_query.Node{pg_query.MakeStrNode("__bsdb_format")}
 		return typ{OIDText, -1}, nil

@@ -142,7 +142,11 @@ func TranslateInsert(stmt *pg_query.Node, cat Catalog, declaredParams []uint32) 
 				return nil, err
 			}
 		}
-		if src, err = buildInsertSource(ti, out.Columns, srcSQL, cat); err != nil {
+		srcRaw := tr.srcRaw
+		if tr.rawUnsafe {
+			srcRaw = nil
+		}
+		if src, err = buildInsertSource(ti, out.Columns, srcSQL, srcRaw, cat); err != nil {
 			return nil, err
 		}
 	}
@@ -200,6 +204,9 @@ func (tr *translator) insertSource(sel *pg_query.SelectStmt, ti *TableInfo, out 
 		cols, err := tr.selectStmt(sel, nil)
 		if err != nil {
 			return 0, err
+		}
+		for _, c := range cols {
+			tr.srcRaw = append(tr.srcRaw, c.raw)
 		}
 		if cols == nil {
 			return countTargets(sel), nil
@@ -274,13 +281,18 @@ func defaultExpr(col ColumnInfo) (*pg_query.Node, error) {
 // deparseFinal casts parameters and deparses with table substitution.
 func (tr *translator) deparseFinal(n *pg_query.Node) (string, error) {
 	tr.castParams()
+	tr.settleRaw()
 	tr.rewriteClock(n)
 	return tr.deparse(n)
 }
 
 // buildInsertSource wraps the user's source so that it yields every table
 // column in table order, cast and checked.
-func buildInsertSource(ti *TableInfo, targets []int, srcSQL string, cat Catalog) (string, error) {
+//
+// srcRaw[i]: source column i is a numeric's text (rawnum.go): it is kept
+// as is for a numeric column without a precision, and computed as DECIMAL
+// for any other.
+func buildInsertSource(ti *TableInfo, targets []int, srcSQL string, srcRaw []bool, cat Catalog) (string, error) {
 	pos := map[int]int{} // table column -> source column
 	for si, tc := range targets {
 		pos[tc] = si
@@ -310,6 +322,13 @@ func buildInsertSource(ti *TableInfo, targets []int, srcSQL string, cat Catalog)
 			// reach the planner decoded (a scalar 3.10 as float64); the
 			// storage layer normalizes the text.
 			dt = "VARCHAR"
+		}
+		if si, ok := pos[i]; ok && si < len(srcRaw) && srcRaw[si] {
+			if isRawType(typ{c.TypeOID, c.TypeMod}) {
+				dt = "VARCHAR"
+			} else {
+				val = "CAST(" + val + " AS DECIMAL(38,10))"
+			}
 		}
 		expr := fmt.Sprintf("CAST(%s AS %s)", val, dt)
 		if (c.TypeOID == OIDVarchar || c.TypeOID == OIDBpchar) && c.TypeMod > 4 {
@@ -370,16 +389,22 @@ func translateReturning(list []*pg_query.Node, ti *TableInfo, alias string, cat 
 		Op: pg_query.SetOperation_SETOP_NONE,
 	}
 	tr := newTranslator(cat, declared)
-	sc := &scope{clause: clauseReturning}
+	// The relation is the planner's, with numeric columns as their text
+	// (rawnum.go).
+	sc := &scope{clause: clauseReturning, raw: true}
 	rel := &relInfo{alias: alias}
 	for _, c := range ti.Columns {
-		rel.cols = append(rel.cols, colInfo{name: c.Name, t: typ{c.TypeOID, c.TypeMod}})
+		t := typ{c.TypeOID, c.TypeMod}
+		rel.cols = append(rel.cols, colInfo{name: c.Name, t: t, raw: isRawType(t)})
+		tr.haveRaw = tr.haveRaw || isRawType(t)
 	}
 	sc.rels = append(sc.rels, rel)
 	cols, err := tr.targetList(sel.TargetList, sc)
 	if err != nil {
 		return nil, err
 	}
+	tr.formatNumeric(sel, sc, cols)
+	tr.rawUnsafe = false // no relation to rewrite: the text is all there is
 	n := &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sel}}
 	return tr.finish(n, cols)
 }

@@ -18,12 +18,26 @@ func (tr *translator) targetList(list []*pg_query.Node, sc *scope) ([]colInfo, e
 		if rt == nil {
 			continue
 		}
+		sc.itemOut = append(sc.itemOut, len(cols))
 		if star, rel := starOf(rt.Val); star {
 			expanded, ok := expandStar(sc, rel)
 			if !ok {
 				known = false
+				if tr.haveRaw {
+					tr.rawUnsafe = true
+				}
+				sc.raw = false // outputs unknown: no ORDER BY/GROUP BY rewrites
 			}
 			cols = append(cols, expanded...)
+			if sc.raw {
+				tr.noteRawStar(sc, rel)
+			} else {
+				for _, c := range expanded {
+					if c.raw {
+						tr.rawUnsafe = true // text into DISTINCT or a set operation
+					}
+				}
+			}
 			continue
 		}
 		// Name first: the rewrites below change the expression's shape.
@@ -38,9 +52,24 @@ func (tr *translator) targetList(list []*pg_query.Node, sc *scope) ([]colInfo, e
 			}
 		}
 		tr.notePendingParam(rt.Val, sc)
+		if sc.raw {
+			tr.keepRaw, tr.keptRaw = rt.Val, nil
+		}
 		t, err := tr.expr(rt.Val, sc, unknownTyp)
+		tr.keepRaw = nil
 		if err != nil {
 			return nil, err
+		}
+		if sc.raw {
+			var item *pg_query.Node
+			var dec *pg_query.Node
+			if tr.keptRaw != nil {
+				item, dec = rt.Val, decimalOf(tr.keptRaw.ref)
+			}
+			sc.rawOut = append(sc.rawOut, tr.keptRaw)
+			sc.rawItem = append(sc.rawItem, item)
+			sc.outDec = append(sc.outDec, dec)
+			tr.keptRaw = nil
 		}
 		if rt.Name == "" && rt.Val.GetColumnRef() != nil && pgColumnName(rt.Val) != name {
 			rt.Name = name // a whole-row reference became rel.col (wholeRowRef)
@@ -48,7 +77,7 @@ func (tr *translator) targetList(list []*pg_query.Node, sc *scope) ([]colInfo, e
 		if t.oid == OIDUnknown {
 			t = typ{OIDText, -1}
 		}
-		cols = append(cols, colInfo{name: name, t: t})
+		cols = append(cols, colInfo{name: name, t: t, raw: sc.raw && sc.rawOut[len(sc.rawOut)-1] != nil})
 	}
 	if !known {
 		return nil, nil

@@ -2,6 +2,7 @@ package sql
 
 import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 )
 
 // Numeric division with PostgreSQL's result scale (select_div_scale).
@@ -38,7 +39,7 @@ func (tr *translator) noteNumericDivision(n, num, den *pg_query.Node) {
 
 // exactDivisions rewrites the top-level numeric divisions of the outermost
 // SELECT s to __bsdb_numdiv when nothing refers to their output column.
-func (tr *translator) exactDivisions(s *pg_query.SelectStmt, cols []colInfo) {
+func (tr *translator) exactDivisions(s *pg_query.SelectStmt, sc *scope, cols []colInfo) {
 	if len(tr.numDivs) == 0 || len(s.DistinctClause) > 0 {
 		return
 	}
@@ -67,6 +68,14 @@ func (tr *translator) exactDivisions(s *pg_query.SelectStmt, cols []colInfo) {
 			continue
 		}
 		fallback := &pg_query.Node{Node: rt.Val.Node}
+		// An operand whose display scale is known is passed as its text
+		// (rawnum.go): its digits give select_div_scale its dscale.
+		grouped := isGrouped(s)
+		for k, op := range ops {
+			if scale := tr.numScale(op, sc, grouped, false); scale != nil && sc.raw {
+				ops[k] = makeCall("__bsdb_numfmt", -1, proto.Clone(op).(*pg_query.Node), scale)
+			}
+		}
 		rewriteCall(rt.Val, "__bsdb_numdiv", ops[0], ops[1], fallback)
 	}
 }

@@ -33,6 +33,8 @@ type relInfo struct {
 type colInfo struct {
 	name string
 	t    typ
+	// raw: the column is numeric read as its text (rawnum.go).
+	raw bool
 }
 
 // scope is a query level: its FROM items, its CTEs, and its parent (for
@@ -52,6 +54,20 @@ type scope struct {
 	// the order PostgreSQL transforms them (srf.go).
 	clause srfClause
 	srfs   []int32
+	// raw: this is the outermost query level, whose tables expose numeric
+	// columns as their text (rawnum.go). Per output column: rawOut the
+	// raw column it is (nil if none), rawItem its select-list node (nil
+	// for *), outDec its DECIMAL expression for ORDER BY (raw or
+	// formatted outputs).
+	raw     bool
+	grouped bool // the level groups its rows (isGrouped)
+	// aggDepth: translating an aggregate's arguments; itemOut: the first
+	// output column of each select-list item.
+	aggDepth int
+	itemOut  []int
+	rawOut   []*rawRef
+	rawItem  []*pg_query.Node
+	outDec   []*pg_query.Node
 }
 
 func (s *scope) lookupCTE(name string) *relInfo {
@@ -94,6 +110,27 @@ type translator struct {
 	// accepts where this translator cannot reproduce it, reported when
 	// the statement has no other error (srf.go).
 	srfPending error
+	// Numeric read as text (rawnum.go): substRaw[i] whether relation i
+	// keeps its text; haveRaw some relation has such a column; rawUnsafe
+	// every relation must be read as DECIMAL; keepRaw the select-list item
+	// being translated, keptRaw its column if it is one; rawCasts the
+	// CAST(ref AS DECIMAL) nodes made of references; noRaw: never keep
+	// the text (INSERT's source).
+	substRaw  []bool
+	haveRaw   bool
+	rawUnsafe bool
+	keepRaw   *pg_query.Node
+	keptRaw   *rawRef
+	rawCasts  map[*pg_query.Node]*rawRef
+	noRaw     bool
+	rawJoin   bool
+	rawNext   bool
+	// rawSettled: settleRaw ran; srcRaw: the INSERT source's columns
+	// that are numeric text.
+	rawSettled bool
+	srcRaw     []bool
+	// formatted are the __bsdb_numfmt items and their DECIMAL originals.
+	formatted map[*pg_query.Node]*pg_query.Node
 }
 
 func newTranslator(cat Catalog, declared []uint32) *translator {
@@ -153,6 +190,7 @@ func (tr *translator) finish(n *pg_query.Node, cols []colInfo) (*Query, error) {
 		tr.castParams()
 	}
 	usesClock := tr.rewriteClock(n)
+	tr.settleRaw()
 	if err := tr.useNoColumns(n); err != nil {
 		return nil, err
 	}
@@ -254,6 +292,11 @@ func (tr *translator) castParams() {
 // selectStmt translates one SELECT (or set operation / VALUES) in place
 // and returns its result columns (nil if unknown).
 func (tr *translator) selectStmt(s *pg_query.SelectStmt, parent *scope) ([]colInfo, error) {
+	// rawLevel: the outermost query, a subquery in FROM or a CTE, whose
+	// outputs are read through column references (rawnum.go); not a set
+	// operation's branch or a subquery in an expression.
+	rawLevel := parent == nil || tr.rawNext
+	tr.rawNext = false
 	sc := &scope{parent: parent}
 	if s.WithClause != nil {
 		if err := tr.withClause(s.WithClause, sc); err != nil {
@@ -308,10 +351,15 @@ func (tr *translator) selectStmt(s *pg_query.SelectStmt, parent *scope) ([]colIn
 		}
 		nameValues(s, len(cols))
 	default:
+		sc.raw = rawLevel && !tr.noRaw && (len(s.DistinctClause) == 0 || distinctAsGroupBy(s))
+		sc.grouped = isGrouped(s) || len(s.DistinctClause) > 0
 		for _, f := range s.FromClause {
 			if err := tr.fromItem(f, sc); err != nil {
 				return nil, err
 			}
+		}
+		if sc.raw && len(s.DistinctClause) > 0 {
+			s.DistinctClause, s.GroupClause = nil, positionalList(len(s.TargetList))
 		}
 		sc.clause = clauseSelect
 		var err error
@@ -350,6 +398,12 @@ func (tr *translator) selectStmt(s *pg_query.SelectStmt, parent *scope) ([]colIn
 				return nil, err
 			}
 		}
+		if sc.raw {
+			if len(s.GroupClause) > 0 {
+				tr.rawGroupBy(s, sc)
+			}
+			tr.formatNumeric(s, sc, cols)
+		}
 		sc.clause = clauseOrderBy
 		for _, d := range s.DistinctClause {
 			if d != nil && !isPositional(d) {
@@ -362,7 +416,13 @@ func (tr *translator) selectStmt(s *pg_query.SelectStmt, parent *scope) ([]colIn
 	sc.clause = clauseOrderBy
 	for _, o := range s.SortClause {
 		sb := o.GetSortBy()
-		if sb == nil || isPositional(sb.Node) {
+		if sb == nil {
+			continue
+		}
+		if sc.raw && tr.rawOrderBy(sb, sc) {
+			continue
+		}
+		if isPositional(sb.Node) {
 			continue
 		}
 		if _, err := tr.expr(sb.Node, sc, unknownTyp); err != nil {
@@ -370,7 +430,7 @@ func (tr *translator) selectStmt(s *pg_query.SelectStmt, parent *scope) ([]colIn
 		}
 	}
 	if parent == nil && s.Op == pg_query.SetOperation_SETOP_NONE && len(s.ValuesLists) == 0 {
-		tr.exactDivisions(s, cols)
+		tr.exactDivisions(s, sc, cols)
 	}
 	for i, l := range []*pg_query.Node{s.LimitCount, s.LimitOffset} {
 		if l != nil {

@@ -72,7 +72,7 @@ func Setup() []string {
 			"CASE WHEN c = 0 THEN error('step size cannot equal zero') " +
 			"ELSE list_filter(list_transform(range(0, __bsdb_unfolded(CAST(floor(CAST(b - a AS DOUBLE) / CAST(c AS DOUBLE)) AS BIGINT) + 2)), " +
 			"lambda i: a + i * c), lambda v: CASE WHEN c > 0 THEN v <= b ELSE v >= b END) END",
-	}, numdivMacros...) // numeric division with PostgreSQL's scale (numdiv.go)
+	}, append(numdivMacros, rawMacros...)...) // numeric division with PostgreSQL's scale (numdiv.go), numeric text (rawnum.go)
 }
 
 // SessionSettings returns the part of Setup that is per connection (its

@@ -39,7 +39,7 @@ func (tr *translator) systemRelation(rv *pg_query.RangeVar) (rel *relInfo, handl
 		}
 		return nil, true, err
 	}
-	return tr.substitute(rv, ti), true, nil
+	return tr.substitute(rv, ti, false), true, nil
 }
 
 // rewriteSystem rewrites, in place, the PostgreSQL idioms of catalog

@@ -1,7 +1,7 @@
 --
 -- NUMERIC_UNCONSTRAINED: numeric without precision keeps every digit and
--- its own scale. KNOWN FAILURE (regress/known_failures.txt): the query
--- engine computes such columns as numeric(38,10).
+-- its own scale (a column is its stored text where a query prints it;
+-- computed as numeric(38,10): sql/rawnum.go).
 --
 SET client_min_messages = warning;
 SET TimeZone = 'UTC';

@@ -1,0 +1,76 @@
+--
+-- NUMERIC_SCALE: numeric without a precision prints each value with its own
+-- display scale (1.5 and 1.50 are equal and print differently), and
+-- arithmetic and aggregates derive the scale of their result as
+-- PostgreSQL does (sql/rawnum.go).
+--
+-- settings every script fixes, so that the output depends on nothing else
+SET client_min_messages = warning;
+SET TimeZone = 'UTC';
+SET DateStyle = 'ISO, MDY';
+SET extra_float_digits = 1;
+
+CREATE TABLE ns (id int, g text, x numeric, y numeric(10,2));
+INSERT INTO ns VALUES (1, 'a', 1.5, 1.5), (2, 'a', 1.50, 2), (3, 'b', 100, 3.333),
+    (4, 'b', -0.000123, NULL), (5, 'c', 2.25, 1), (6, 'c', NULL, 0), (7, 'a', 10, 5);
+CREATE TABLE ns2 (id int, x numeric);
+INSERT INTO ns2 VALUES (1, 1.5), (2, 3.000), (3, 100);
+
+-- columns, *, ORDER BY by value (name, alias, position), WHERE
+SELECT * FROM ns ORDER BY id;
+SELECT x FROM ns ORDER BY x, id;
+SELECT x AS x2, id FROM ns ORDER BY x2 NULLS FIRST, id;
+SELECT id, x FROM ns ORDER BY 2 DESC NULLS LAST, 1;
+SELECT * FROM ns WHERE x > 1.5 ORDER BY x;
+SELECT id, x FROM ns WHERE x = 1.5 ORDER BY id;
+SELECT x FROM ns ORDER BY id LIMIT 2 OFFSET 1;
+-- joins
+SELECT ns.id, ns.x, ns2.x FROM ns JOIN ns2 ON ns.x = ns2.x ORDER BY ns.id;
+SELECT id, ns.x, ns2.x FROM ns JOIN ns2 USING (id) ORDER BY id;
+SELECT ns.x AS a, ns2.x AS b FROM ns, ns2 WHERE ns.id = ns2.id ORDER BY a DESC, b;
+-- arithmetic: + and - keep the larger scale, * adds them
+SELECT x, x + 1, x * 2, -x, x - y, x * y, abs(x) FROM ns ORDER BY id;
+SELECT 1.50::numeric AS a, '2.500'::numeric AS b, 0.1 + 0.2 AS c, 1.5 * 1.25 AS d;
+SELECT id, coalesce(x, 0), CASE WHEN x > 2 THEN x ELSE 0 END FROM ns ORDER BY id;
+-- aggregates and grouping
+SELECT sum(x), avg(x), min(x), max(x), count(x), count(DISTINCT x) FROM ns;
+SELECT g, sum(x), max(x), count(x), avg(x) FROM ns GROUP BY g ORDER BY g;
+SELECT g, min(x) FROM ns WHERE id <> 2 GROUP BY g ORDER BY g;
+SELECT g, sum(x) s FROM ns GROUP BY g HAVING sum(x) > 2 ORDER BY s;
+SELECT g, x FROM ns WHERE id <> 2 GROUP BY g, x ORDER BY g, x;
+SELECT g, x FROM ns WHERE id <> 2 GROUP BY 1, 2 ORDER BY 1, 2;
+SELECT DISTINCT x FROM ns WHERE id <> 2 ORDER BY x;
+SELECT min(x) FILTER (WHERE id > 2), sum(x) FILTER (WHERE g = 'a') FROM ns;
+SELECT id, x, sum(x) OVER (PARTITION BY g ORDER BY id) FROM ns ORDER BY id;
+-- division: select_div_scale from the operands' display scales
+SELECT x / 3 FROM ns ORDER BY id;
+-- subqueries and CTEs
+SELECT s.x, s.x + 1 FROM (SELECT x FROM ns WHERE id < 3) s ORDER BY s.x, s.x + 1;
+WITH c AS (SELECT id, x FROM ns) SELECT c.x, c.x * 2 FROM c ORDER BY id;
+WITH c AS (SELECT g, sum(x) AS t FROM ns GROUP BY g) SELECT * FROM c ORDER BY g;
+SELECT * FROM (SELECT g, sum(x) t, max(x) mx FROM ns GROUP BY g) q WHERE t > 2 ORDER BY g;
+SELECT id FROM ns WHERE x IN (SELECT x FROM ns2) ORDER BY id;
+SELECT g, x FROM ns n1 WHERE x = (SELECT max(x) FROM ns n2 WHERE n2.g = n1.g) ORDER BY g;
+-- where the text would meet an operator unconverted, every relation is
+-- read as numeric (equal values of different scales are one value)
+SELECT count(*) FROM ns a JOIN ns b USING (x);
+SELECT count(*) FROM ns a NATURAL JOIN ns2 b;
+WITH c AS (SELECT x FROM ns), d AS (SELECT DISTINCT * FROM c) SELECT x::float8 FROM d ORDER BY x;
+WITH c AS (SELECT x FROM ns), u AS (SELECT * FROM c UNION SELECT 2) SELECT x::float8 FROM u ORDER BY x;
+SELECT x::float8 FROM (SELECT * FROM (SELECT x FROM ns) s INTERSECT SELECT x FROM ns2) i ORDER BY x;
+-- as text
+SELECT x::text, x::int, x::numeric(10,1) FROM ns ORDER BY id;
+SELECT 'v=' || x, format('%s', x), concat(x, '!') FROM ns ORDER BY id;
+SELECT string_agg(x::text, ',' ORDER BY id) FROM ns;
+COPY (SELECT x FROM ns ORDER BY id) TO STDOUT;
+COPY ns TO STDOUT;
+-- INSERT ... SELECT keeps the text; other column types get the value
+CREATE TABLE ns_int (i int);
+INSERT INTO ns_int SELECT x FROM ns WHERE x IS NOT NULL;
+SELECT * FROM ns_int ORDER BY i;
+CREATE TABLE ns_copy (x numeric, y numeric(6,3));
+INSERT INTO ns_copy SELECT x, x FROM ns WHERE id < 4;
+INSERT INTO ns_copy SELECT x * 2, x FROM ns WHERE id = 2;
+SELECT * FROM ns_copy;
+INSERT INTO ns_copy VALUES (7.250, 1.5) RETURNING *, x + 1;
+DROP TABLE ns, ns2, ns_int, ns_copy;

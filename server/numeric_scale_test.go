@@ -1,0 +1,74 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// TestNumericScaleBinary reads numeric values without a precision in
+// binary (pgx's default for numeric) and in text: each carries its own
+// display scale as PostgreSQL's numeric_send does (1.50 has dscale 2), for
+// a stored column, an arithmetic result and an aggregate, before and
+// after the rows are flushed to Parquet.
+func TestNumericScaleBinary(t *testing.T) {
+	ts := startServer(t, "")
+	c := ts.conn(t)
+	mustExec(t, c, "CREATE TABLE nsb (id int, x numeric)")
+	mustExec(t, c, "INSERT INTO nsb VALUES (1, 1.5), (2, 1.50), (3, 100), (4, -0.000123)")
+	check := func(stage string) {
+		t.Helper()
+		type row struct {
+			q    string
+			want []string // Int/Exp of pgtype.Numeric, as pgx decodes PostgreSQL's own
+			text []string
+		}
+		for _, r := range []row{
+			{"SELECT x FROM nsb ORDER BY id", []string{"15e-1", "150e-2", "1e2", "-123e-6"}, []string{"1.5", "1.50", "100", "-0.000123"}},
+			{"SELECT x * 2 FROM nsb ORDER BY id", []string{"30e-1", "300e-2", "2e2", "-246e-6"}, []string{"3.0", "3.00", "200", "-0.000246"}},
+			{"SELECT sum(x) FROM nsb WHERE id < 4", []string{"10300e-2"}, []string{"103.00"}},
+		} {
+			rows, err := c.Query(context.Background(), r.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for rows.Next() {
+				var n pgtype.Numeric
+				if err := rows.Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, fmt.Sprintf("%se%d", n.Int, n.Exp))
+			}
+			if err := rows.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(r.want) {
+				t.Errorf("%s: %s binary: got %v, want %v", stage, r.q, got, r.want)
+			}
+			rows, err = c.Query(context.Background(), r.q, pgx.QueryResultFormats{pgx.TextFormatCode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var text []string
+			for rows.Next() {
+				var s string
+				if err := rows.Scan(&s); err != nil {
+					t.Fatal(err)
+				}
+				text = append(text, s)
+			}
+			if fmt.Sprint(text) != fmt.Sprint(r.text) {
+				t.Errorf("%s: %s text: got %v, want %v", stage, r.q, text, r.text)
+			}
+		}
+	}
+	check("buffered")
+	if err := ts.eng.FlushAll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	check("flushed")
+}

@@ -1,0 +1,599 @@
+package sql
+
+import (
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
+)
+
+// numeric without a precision: the value's own scale.
+//
+// PostgreSQL's numeric carries a display scale per value: 1.5 and 1.50 are
+// equal but print differently, and arithmetic derives the result's scale
+// from its operands' (+ and -: the larger, *: the sum, sum(): the largest,
+// min()/max(): the chosen value's). DuckDB's DECIMAL has one scale per
+// column, so the translator computes with DECIMAL(38,10) and gives the
+// client the text PostgreSQL would print:
+//
+//   - Tables expose such a column as its stored text (the planner keeps
+//     PostgreSQL's output of each value). A reference to it is rewritten to
+//     CAST(ref AS DECIMAL(38,10)) wherever it is computed with, and left
+//     as the text where it is a select-list item of the outermost query by
+//     itself (or through *). ORDER BY on such an output (by name or
+//     position) sorts by the DECIMAL; under GROUP BY the item becomes
+//     any_value(ref) when the query groups by that column.
+//   - Other select-list items of the outermost query whose type is numeric
+//     without a precision are printed with the scale PostgreSQL's rules
+//     give, computed next to the value: __bsdb_numfmt(value, scale), where
+//     the scale of a column is __bsdb_numscale(its text), of a literal its
+//     digits, of a + b greatest(sa, sb), of a * b sa + sb, of sum(a)
+//     max(sa), of min(a) arg_min(sa, a). An item outside these rules keeps
+//     DECIMAL(38,10)'s scale (README: limits).
+//   - The text is used only at the outermost query level of a SELECT
+//     without DISTINCT or set operations; everywhere else (subqueries, CTEs,
+//     set operation branches, DISTINCT) the relation is read through
+//     SELECT * REPLACE (CAST(c AS DECIMAL(38,10)) AS c), as before. If any
+//     column reference cannot be resolved (a join alias, an unknown
+//     relation), USING/NATURAL joins or whole-row references meet the text,
+//     every relation is read that way (rawUnsafe), so the text never
+//     reaches an operator unconverted.
+
+// rawRef is a column reference to a numeric column read as text.
+type rawRef struct {
+	ref *pg_query.Node // a copy of the ColumnRef (the text)
+	rel *relInfo
+	idx int
+}
+
+// isRawType reports whether a column of type t is exposed as its text
+// (numeric without a precision).
+func isRawType(t typ) bool { return t.oid == OIDNumeric && t.mod < 0 }
+
+// resolveColumn finds the relation column cr names, as columnRef does.
+func resolveColumn(cr *pg_query.ColumnRef, sc *scope) (*relInfo, int) {
+	var names []string
+	for _, f := range cr.Fields {
+		s := f.GetString_()
+		if s == nil {
+			return nil, -1
+		}
+		names = append(names, s.Sval)
+	}
+	if len(names) == 0 {
+		return nil, -1
+	}
+	col := names[len(names)-1]
+	rel := ""
+	if len(names) >= 2 {
+		rel = names[len(names)-2]
+	}
+	for s := sc; s != nil; s = s.parent {
+		for _, r := range s.rels {
+			if rel != "" && r.alias != rel {
+				continue
+			}
+			for i, c := range r.cols {
+				if c.name == col {
+					return r, i
+				}
+			}
+		}
+	}
+	return nil, -1
+}
+
+// rawColumn is called for every translated column reference n: a
+// reference to a column read as text becomes CAST(n AS DECIMAL(38,10)),
+// except the select-list item tr.keepRaw.
+func (tr *translator) rawColumn(n *pg_query.Node, cr *pg_query.ColumnRef, sc *scope) {
+	if !tr.haveRaw {
+		return
+	}
+	rel, i := resolveColumn(cr, sc)
+	if rel == nil {
+		if !isStarRef(cr) {
+			tr.rawUnsafe = true
+		}
+		return
+	}
+	if !rel.cols[i].raw {
+		return
+	}
+	ref := proto.Clone(n).(*pg_query.Node)
+	if n == tr.keepRaw {
+		tr.keptRaw = &rawRef{ref: ref, rel: rel, idx: i}
+		return
+	}
+	_ = castTo(n, typ{OIDNumeric, -1})
+	if tr.rawCasts == nil {
+		tr.rawCasts = map[*pg_query.Node]*rawRef{}
+	}
+	tr.rawCasts[n] = &rawRef{ref: ref, rel: rel, idx: i}
+}
+
+func isStarRef(cr *pg_query.ColumnRef) bool {
+	return len(cr.Fields) > 0 && cr.Fields[len(cr.Fields)-1].GetAStar() != nil
+}
+
+// numericText rewrites the translated numeric expression n into its text
+// as PostgreSQL's numeric_out prints it, where it can: a column's stored
+// text, or __bsdb_numfmt with its display scale. Not in a grouped query
+// (a grouped column's text is not the group's key).
+func (tr *translator) numericText(n *pg_query.Node, sc *scope) bool {
+	if sc.grouped && sc.aggDepth == 0 {
+		return false
+	}
+	if r, ok := tr.rawCasts[n]; ok {
+		n.Node = proto.Clone(r.ref).(*pg_query.Node).Node
+		delete(tr.rawCasts, n)
+		return true
+	}
+	scale := tr.numScale(n, sc, false, sc.aggDepth > 0)
+	if scale == nil {
+		return false
+	}
+	rewriteCall(n, "__bsdb_numfmt", &pg_query.Node{Node: n.Node}, scale)
+	return true
+}
+
+// decimalOf is CAST(ref AS DECIMAL(38,10)) for a raw output's reference.
+func decimalOf(ref *pg_query.Node) *pg_query.Node {
+	n := proto.Clone(ref).(*pg_query.Node)
+	_ = castTo(n, typ{OIDNumeric, -1})
+	return n
+}
+
+// rawGroupBy finishes the raw select-list items of a grouped query: an
+// item whose column the query groups by becomes any_value(ref) (the text
+// of one row of the group: PostgreSQL prints the group's first value);
+// any other one is computed as DECIMAL (DuckDB then reports the ungrouped
+// column as before). Positional GROUP BY items naming one are replaced by
+// its DECIMAL.
+func (tr *translator) rawGroupBy(s *pg_query.SelectStmt, sc *scope) {
+	if len(sc.rawOut) == 0 {
+		return
+	}
+	grouped := map[[2]any]bool{}
+	for _, g := range s.GroupClause {
+		if isPositional(g) {
+			k := int(g.GetAConst().GetIval().GetIval())
+			if k >= 1 && k <= len(sc.outDec) && sc.rawOut[k-1] != nil {
+				r := sc.rawOut[k-1]
+				g.Node = decimalOf(r.ref).Node
+				grouped[[2]any{r.rel, r.idx}] = true
+			}
+			continue
+		}
+		if r, ok := tr.rawCasts[g]; ok {
+			grouped[[2]any{r.rel, r.idx}] = true
+		}
+	}
+	for i, r := range sc.rawOut {
+		if r == nil || sc.rawItem[i] == nil {
+			if r != nil {
+				tr.rawUnsafe = true // * under GROUP BY
+			}
+			continue
+		}
+		item := sc.rawItem[i]
+		if grouped[[2]any{r.rel, r.idx}] {
+			rewriteCall(item, "any_value", proto.Clone(r.ref).(*pg_query.Node))
+		} else {
+			item.Node = decimalOf(r.ref).Node
+			sc.rawOut[i], sc.outDec[i] = nil, nil
+			if i < len(sc.outputs) {
+				sc.outputs[i].raw = false
+			}
+		}
+	}
+}
+
+// rawOrderBy replaces an ORDER BY item naming a raw or formatted output
+// (by name or position) with the output's DECIMAL expression. It reports
+// whether the item named an output (then it needs no translation: an
+// output name binds to the output in DuckDB as in PostgreSQL).
+func (tr *translator) rawOrderBy(sb *pg_query.SortBy, sc *scope) bool {
+	k := -1
+	if isPositional(sb.Node) {
+		k = int(sb.Node.GetAConst().GetIval().GetIval()) - 1
+	} else if cr := sb.Node.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && cr.Fields[0].GetString_() != nil {
+		name := cr.Fields[0].GetString_().Sval
+		for i, o := range sc.outputs {
+			if o.name == name {
+				k = i
+				break
+			}
+		}
+		if k < 0 {
+			return false
+		}
+	} else {
+		return false
+	}
+	if k >= 0 && k < len(sc.outDec) && sc.outDec[k] != nil {
+		sb.Node = proto.Clone(sc.outDec[k]).(*pg_query.Node)
+	}
+	return true
+}
+
+// duckAggregates are DuckDB's aggregate functions beyond PostgreSQL's
+// (srf.go's aggregateNames), which also make a query grouped.
+var duckAggregates = map[string]bool{
+	"any_value": true, "arg_min": true, "arg_max": true, "first": true, "last": true, "list": true,
+	"median": true, "quantile": true, "quantile_cont": true, "quantile_disc": true, "approx_count_distinct": true,
+	"product": true, "fsum": true, "kurtosis": true, "skewness": true, "entropy": true, "histogram": true,
+	"bitstring_agg": true, "favg": true, "min_by": true, "max_by": true, "grouping": true, "approx_quantile": true,
+	"sumkahan": true, "kahan_sum": true, "mad": true, "arbitrary": true, "argmin": true, "argmax": true,
+}
+
+// hasAggregate reports whether n calls an aggregate outside a window.
+func hasAggregate(n *pg_query.Node) bool {
+	found := false
+	walkNodes(n, func(c *pg_query.Node) bool {
+		if found {
+			return false
+		}
+		if fc := c.GetFuncCall(); fc != nil && fc.Over == nil {
+			_, name := funcName(fc)
+			if name = strings.ToLower(name); isAggregateCall(name, fc) || duckAggregates[name] {
+				found = true
+				return false
+			}
+		}
+		if c.GetSubLink() != nil {
+			return false // its own query level
+		}
+		return true
+	})
+	return found
+}
+
+// formatNumeric rewrites the outermost select-list items of type numeric
+// without a precision into __bsdb_numfmt(value, scale) where the scale
+// follows PostgreSQL's rules (see the top of this file).
+func (tr *translator) formatNumeric(s *pg_query.SelectStmt, sc *scope, cols []colInfo) {
+	if cols == nil || len(sc.itemOut) != len(s.TargetList) {
+		return
+	}
+	grouped := isGrouped(s)
+	for k, it := range s.TargetList {
+		rt := it.GetResTarget()
+		i := sc.itemOut[k]
+		if rt == nil || rt.Val == nil || i >= len(cols) || !isRawType(cols[i].t) || sc.rawOut[i] != nil {
+			continue
+		}
+		if star, _ := starOf(rt.Val); star {
+			continue
+		}
+		if _, div := tr.numDivs[rt.Val]; div {
+			continue // exactDivisions' business
+		}
+		scale := tr.numScale(rt.Val, sc, grouped, false)
+		if scale == nil {
+			continue
+		}
+		dec := proto.Clone(rt.Val).(*pg_query.Node)
+		rewriteCall(rt.Val, "__bsdb_numfmt", proto.Clone(dec).(*pg_query.Node), scale)
+		sc.outDec[i] = dec
+		cols[i].raw = true
+		if tr.formatted == nil {
+			tr.formatted = map[*pg_query.Node]*pg_query.Node{}
+		}
+		tr.formatted[rt.Val] = proto.Clone(dec).(*pg_query.Node)
+	}
+}
+
+func intConst(v int) *pg_query.Node { return pg_query.MakeAConstIntNode(int64(v), -1) }
+
+// numScale is the DuckDB expression of the display scale PostgreSQL gives
+// the translated numeric expression n, or nil if it does not know it.
+// grouped: the query is grouped, so a column's text is usable only inside
+// an aggregate (inAgg).
+func (tr *translator) numScale(n *pg_query.Node, sc *scope, grouped, inAgg bool) *pg_query.Node {
+	if r, ok := tr.rawCasts[n]; ok {
+		if grouped && !inAgg {
+			return nil
+		}
+		return makeCall("__bsdb_numscale", -1, proto.Clone(r.ref).(*pg_query.Node))
+	}
+	switch v := n.GetNode().(type) {
+	case *pg_query.Node_AConst:
+		switch c := v.AConst.Val.(type) {
+		case *pg_query.A_Const_Ival:
+			return intConst(0)
+		case *pg_query.A_Const_Fval:
+			return literalScale(c.Fval.Fval)
+		}
+	case *pg_query.Node_TypeCast:
+		oid, mod, err := ResolveTypeName(v.TypeCast.TypeName)
+		if err != nil {
+			if tn := typeNameString(v.TypeCast.TypeName); tn == "decimal" || tn == "numeric" {
+				if len(v.TypeCast.TypeName.Typmods) == 2 {
+					if c := v.TypeCast.TypeName.Typmods[1].GetAConst(); c != nil && c.GetIval() != nil {
+						return intConst(int(c.GetIval().Ival))
+					}
+				}
+			}
+			return nil
+		}
+		switch oid {
+		case OIDInt2, OIDInt4, OIDInt8:
+			return intConst(0)
+		case OIDNumeric:
+			if _, s, ok := NumericPrecisionScale(mod); ok {
+				return intConst(s)
+			}
+			// DECIMAL(38,10) of a raw column or of a literal.
+			if c := v.TypeCast.Arg.GetAConst(); c != nil {
+				return tr.numScale(v.TypeCast.Arg, sc, grouped, inAgg)
+			}
+		}
+	case *pg_query.Node_ColumnRef:
+		rel, i := resolveColumn(v.ColumnRef, sc)
+		if rel == nil {
+			return nil
+		}
+		switch t := rel.cols[i].t; t.oid {
+		case OIDInt2, OIDInt4, OIDInt8:
+			return intConst(0)
+		case OIDNumeric:
+			if _, s, ok := NumericPrecisionScale(t.mod); ok {
+				return intConst(s)
+			}
+		}
+	case *pg_query.Node_AExpr:
+		e := v.AExpr
+		if e.Kind != pg_query.A_Expr_Kind_AEXPR_OP || len(e.Name) != 1 {
+			return nil
+		}
+		op := e.Name[0].GetString_().GetSval()
+		if e.Lexpr == nil {
+			if op == "-" || op == "+" {
+				return tr.numScale(e.Rexpr, sc, grouped, inAgg)
+			}
+			return nil
+		}
+		l := tr.numScale(e.Lexpr, sc, grouped, inAgg)
+		r := tr.numScale(e.Rexpr, sc, grouped, inAgg)
+		if l == nil || r == nil {
+			return nil
+		}
+		switch op {
+		case "+", "-":
+			return makeCall("greatest", -1, l, r)
+		case "*":
+			return &pg_query.Node{Node: &pg_query.Node_AExpr{AExpr: &pg_query.A_Expr{
+				Kind: pg_query.A_Expr_Kind_AEXPR_OP, Name: []*pg_query.Node{pg_query.MakeStrNode("+")}, Lexpr: l, Rexpr: r, Location: -1}}}
+		}
+	case *pg_query.Node_CoalesceExpr:
+		// The first non-null argument's scale.
+		var whens []*pg_query.Node
+		for _, a := range v.CoalesceExpr.Args {
+			sa := tr.numScale(a, sc, grouped, inAgg)
+			if sa == nil {
+				return nil
+			}
+			test := &pg_query.Node{Node: &pg_query.Node_NullTest{NullTest: &pg_query.NullTest{
+				Arg: proto.Clone(a).(*pg_query.Node), Nulltesttype: pg_query.NullTestType_IS_NOT_NULL, Location: -1}}}
+			whens = append(whens, &pg_query.Node{Node: &pg_query.Node_CaseWhen{CaseWhen: &pg_query.CaseWhen{Expr: test, Result: sa, Location: -1}}})
+		}
+		return &pg_query.Node{Node: &pg_query.Node_CaseExpr{CaseExpr: &pg_query.CaseExpr{Args: whens, Location: -1}}}
+	case *pg_query.Node_CaseExpr:
+		// The chosen branch's scale (the same conditions).
+		c := v.CaseExpr
+		out := &pg_query.CaseExpr{Arg: proto.Clone(c.Arg).(*pg_query.Node), Location: -1}
+		if c.Arg == nil {
+			out.Arg = nil
+		}
+		for _, w := range c.Args {
+			cw := w.GetCaseWhen()
+			if cw == nil {
+				return nil
+			}
+			sr := tr.numScale(cw.Result, sc, grouped, inAgg)
+			if sr == nil {
+				return nil
+			}
+			out.Args = append(out.Args, &pg_query.Node{Node: &pg_query.Node_CaseWhen{CaseWhen: &pg_query.CaseWhen{
+				Expr: proto.Clone(cw.Expr).(*pg_query.Node), Result: sr, Location: -1}}})
+		}
+		if c.Defresult != nil {
+			if out.Defresult = tr.numScale(c.Defresult, sc, grouped, inAgg); out.Defresult == nil {
+				return nil
+			}
+		}
+		return &pg_query.Node{Node: &pg_query.Node_CaseExpr{CaseExpr: out}}
+	case *pg_query.Node_FuncCall:
+		fc := v.FuncCall
+		_, name := funcName(fc)
+		name = strings.ToLower(name)
+		if len(fc.Args) == 0 {
+			return nil
+		}
+		agg := fc.Over == nil && (name == "sum" || name == "min" || name == "max")
+		arg := tr.numScale(fc.Args[0], sc, grouped, inAgg || agg)
+		if arg == nil {
+			return nil
+		}
+		switch name {
+		case "abs":
+			if len(fc.Args) == 1 {
+				return arg
+			}
+		case "sum", "min", "max":
+			if len(fc.Args) != 1 || len(fc.AggOrder) > 0 || fc.AggWithinGroup {
+				return nil
+			}
+			out := &pg_query.FuncCall{Funcformat: pg_query.CoercionForm_COERCE_EXPLICIT_CALL, Location: -1,
+				AggFilter: fc.AggFilter, Over: fc.Over}
+			switch name {
+			case "sum":
+				out.Funcname = []*pg_query.Node{pg_query.MakeStrNode("max")}
+				out.Args = []*pg_query.Node{arg}
+			case "min":
+				out.Funcname = []*pg_query.Node{pg_query.MakeStrNode("arg_min")}
+				out.Args = []*pg_query.Node{arg, proto.Clone(fc.Args[0]).(*pg_query.Node)}
+			case "max":
+				out.Funcname = []*pg_query.Node{pg_query.MakeStrNode("arg_max")}
+				out.Args = []*pg_query.Node{arg, proto.Clone(fc.Args[0]).(*pg_query.Node)}
+			}
+			return proto.Clone(&pg_query.Node{Node: &pg_query.Node_FuncCall{FuncCall: out}}).(*pg_query.Node)
+		}
+	}
+	return nil
+}
+
+// literalScale is the display scale of a numeric literal (1.50: 2).
+func literalScale(s string) *pg_query.Node {
+	if strings.ContainsAny(s, "eE") {
+		return nil
+	}
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		return intConst(len(s) - i - 1)
+	}
+	return intConst(0)
+}
+
+// rawMacros are the Setup statements of __bsdb_numscale(text) (the scale
+// of a numeric's text) and __bsdb_numfmt(value, scale) (a DECIMAL printed
+// with the given scale: the digits beyond it are zeros by construction).
+var rawMacros = []string{
+	"CREATE OR REPLACE TEMP MACRO __bsdb_numscale(t) AS CASE WHEN strpos(CAST(t AS VARCHAR), '.') = 0 THEN 0 " +
+		"ELSE length(CAST(t AS VARCHAR)) - strpos(CAST(t AS VARCHAR), '.') END",
+	"CREATE OR REPLACE TEMP MACRO __bsdb_numfmt_t(t, s) AS CASE WHEN strpos(t, '.') = 0 THEN " +
+		"(CASE WHEN s > 0 THEN t || '.' || repeat('0', s) ELSE t END) " +
+		"WHEN s <= 0 THEN left(t, strpos(t, '.') - 1) " +
+		"ELSE rpad(left(t, CAST(strpos(t, '.') + s AS INTEGER)), CAST(strpos(t, '.') + s AS INTEGER), '0') END",
+	"CREATE OR REPLACE TEMP MACRO __bsdb_numfmt(v, s) AS CASE WHEN s IS NULL THEN CAST(v AS VARCHAR) " +
+		"ELSE __bsdb_numfmt_t(CAST(v AS VARCHAR), CAST(s AS INTEGER)) END",
+}
+
+// wrapDecimal is a relation's FromSQL read with its raw columns as DECIMAL.
+func wrapDecimal(from string, ti *TableInfo) string {
+	var repl []string
+	for _, c := range ti.Columns {
+		if isRawType(typ{c.TypeOID, c.TypeMod}) {
+			repl = append(repl, "CAST("+quoteIdent(c.Name)+" AS DECIMAL(38,10)) AS "+quoteIdent(c.Name))
+		}
+	}
+	if len(repl) == 0 {
+		return from
+	}
+	return "(SELECT * REPLACE (" + strings.Join(repl, ", ") + ") FROM " + from + ")"
+}
+
+// noteRawStar records the outputs of rel.* (or *) of a raw scope.
+func (tr *translator) noteRawStar(sc *scope, rel string) {
+	for _, r := range sc.rels {
+		if rel != "" && r.alias != rel {
+			continue
+		}
+		for i, c := range r.cols {
+			var rr *rawRef
+			var dec *pg_query.Node
+			if c.raw {
+				ref := pg_query.MakeColumnRefNode([]*pg_query.Node{pg_query.MakeStrNode(r.alias), pg_query.MakeStrNode(c.name)}, -1)
+				rr, dec = &rawRef{ref: ref, rel: r, idx: i}, decimalOf(ref)
+			}
+			sc.rawOut = append(sc.rawOut, rr)
+			sc.rawItem = append(sc.rawItem, nil)
+			sc.outDec = append(sc.outDec, dec)
+		}
+	}
+}
+
+// isGrouped reports whether s groups its rows (GROUP BY, HAVING or an
+// aggregate in its select list).
+func isGrouped(s *pg_query.SelectStmt) bool {
+	if len(s.GroupClause) > 0 || s.HavingClause != nil {
+		return true
+	}
+	for _, it := range s.TargetList {
+		if hasAggregate(it) {
+			return true
+		}
+	}
+	return false
+}
+
+// distinctAsGroupBy reports whether SELECT DISTINCT s can be run as GROUP
+// BY every select-list item (so that a numeric's text is kept as
+// any_value of the equal values): plain DISTINCT, no grouping, aggregate,
+// window function or * in the list.
+func distinctAsGroupBy(s *pg_query.SelectStmt) bool {
+	if len(s.DistinctClause) != 1 || s.DistinctClause[0] != nil && s.DistinctClause[0].Node != nil {
+		return false
+	}
+	if isGrouped(s) || len(s.WindowClause) > 0 || len(s.TargetList) == 0 {
+		return false
+	}
+	for _, it := range s.TargetList {
+		rt := it.GetResTarget()
+		if rt == nil || rt.Val == nil {
+			return false
+		}
+		if star, _ := starOf(rt.Val); star {
+			return false
+		}
+		window := false
+		walkNodes(rt.Val, func(c *pg_query.Node) bool {
+			if fc := c.GetFuncCall(); fc != nil && fc.Over != nil {
+				window = true
+			}
+			return !window
+		})
+		if window || containsSRF(it) {
+			return false
+		}
+	}
+	return true
+}
+
+// positionalList is GROUP BY 1, ..., n.
+func positionalList(n int) []*pg_query.Node {
+	out := make([]*pg_query.Node, n)
+	for i := range out {
+		out[i] = pg_query.MakeAConstIntNode(int64(i+1), -1)
+	}
+	return out
+}
+
+// settleRaw decides, once the statement is translated, which relations
+// keep their numeric text: none if rawUnsafe (then the formatted items
+// are restored to their DECIMAL form too).
+func (tr *translator) settleRaw() {
+	if tr.rawSettled {
+		return
+	}
+	tr.rawSettled = true
+	if tr.rawJoin && tr.haveRaw {
+		tr.rawUnsafe = true
+	}
+	if tr.rawUnsafe {
+		for n, dec := range tr.formatted {
+			n.Node = dec.Node
+		}
+	}
+	for i, from := range tr.subst {
+		if i < len(tr.substRaw) && (!tr.substRaw[i] || tr.rawUnsafe) {
+			tr.subst[i] = wrapDecimal(from, tr.tables[i])
+		}
+	}
+}
+
+// usesRawColumn reports whether a USING list names a column some relation
+// of sc reads as text.
+func usesRawColumn(using []*pg_query.Node, sc *scope) bool {
+	for _, u := range using {
+		name := u.GetString_().GetSval()
+		for _, r := range sc.rels {
+			for _, c := range r.cols {
+				if c.raw && c.name == name {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
