@@ -65,9 +65,11 @@ type scope struct {
 	// output column of each select-list item.
 	aggDepth int
 	itemOut  []int
-	rawOut   []*rawRef
-	rawItem  []*pg_query.Node
-	outDec   []*pg_query.Node
+	// sortedRaw: ORDER BY was rewritten to a raw output's DECIMAL.
+	sortedRaw bool
+	rawOut    []*rawRef
+	rawItem   []*pg_query.Node
+	outDec    []*pg_query.Node
 }
 
 func (s *scope) lookupCTE(name string) *relInfo {
@@ -314,10 +316,15 @@ func (tr *translator) selectStmt(s *pg_query.SelectStmt, parent *scope) ([]colIn
 	case s.Op != pg_query.SetOperation_SETOP_NONE && s.Op != pg_query.SetOperation_SET_OPERATION_UNDEFINED:
 		tr.keepUnknownIn(s.Larg)
 		tr.keepUnknownIn(s.Rarg)
+		// UNION's branches may give numeric text (rawnum.go); INTERSECT
+		// and EXCEPT compare rows, so theirs may not.
+		rawBranches := rawLevel && !tr.noRaw && s.Op == pg_query.SetOperation_SETOP_UNION
+		tr.rawNext = rawBranches
 		l, err := tr.selectStmt(s.Larg, sc)
 		if err != nil {
 			return nil, err
 		}
+		tr.rawNext = rawBranches
 		r, err := tr.selectStmt(s.Rarg, sc)
 		if err != nil {
 			return nil, err
@@ -326,7 +333,19 @@ func (tr *translator) selectStmt(s *pg_query.SelectStmt, parent *scope) ([]colIn
 		if l != nil && r != nil && len(l) == len(r) {
 			for i := range cols {
 				cols[i].t = unifyTypes(l[i].t, r[i].t)
+				cols[i].raw = l[i].raw || r[i].raw
+				if cols[i].raw && !isRawType(cols[i].t) {
+					tr.rawUnsafe = true // text in a column of another type
+				}
 			}
+		} else if rawBranches && tr.haveRaw {
+			tr.rawUnsafe = true
+		}
+		if rawBranches && cols != nil {
+			if !s.All && !tr.unionAsGroupBy(s, cols) {
+				break
+			}
+			tr.rawSetOp(sc, cols)
 		}
 	case len(s.ValuesLists) > 0:
 		sc.clause = clauseValues
@@ -428,6 +447,9 @@ func (tr *translator) selectStmt(s *pg_query.SelectStmt, parent *scope) ([]colIn
 		if _, err := tr.expr(sb.Node, sc, unknownTyp); err != nil {
 			return nil, err
 		}
+	}
+	if sc.sortedRaw && s.Op != pg_query.SetOperation_SETOP_NONE {
+		wrapSetOp(s)
 	}
 	if parent == nil && s.Op == pg_query.SetOperation_SETOP_NONE && len(s.ValuesLists) == 0 {
 		tr.exactDivisions(s, sc, cols)

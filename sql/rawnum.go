@@ -213,8 +213,23 @@ func (tr *translator) rawOrderBy(sb *pg_query.SortBy, sc *scope) bool {
 	}
 	if k >= 0 && k < len(sc.outDec) && sc.outDec[k] != nil {
 		sb.Node = proto.Clone(sc.outDec[k]).(*pg_query.Node)
+		sc.sortedRaw = true
 	}
 	return true
+}
+
+// wrapSetOp moves a set operation into FROM (SELECT * FROM (a UNION ALL
+// b) ORDER BY ...): DuckDB sorts a set operation's result by its output
+// columns only, not by an expression of them.
+func wrapSetOp(s *pg_query.SelectStmt) {
+	inner := &pg_query.SelectStmt{Op: s.Op, All: s.All, Larg: s.Larg, Rarg: s.Rarg}
+	s.Op, s.All, s.Larg, s.Rarg = pg_query.SetOperation_SETOP_NONE, false, nil, nil
+	s.TargetList = []*pg_query.Node{pg_query.MakeResTargetNodeWithVal(
+		pg_query.MakeColumnRefNode([]*pg_query.Node{pg_query.MakeAStarNode()}, -1), -1)}
+	s.FromClause = []*pg_query.Node{{Node: &pg_query.Node_RangeSubselect{RangeSubselect: &pg_query.RangeSubselect{
+		Subquery: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: inner}},
+		Alias:    &pg_query.Alias{Aliasname: "__bsdb_setop"},
+	}}}}
 }
 
 // duckAggregates are DuckDB's aggregate functions beyond PostgreSQL's
@@ -596,4 +611,61 @@ func usesRawColumn(using []*pg_query.Node, sc *scope) bool {
 		}
 	}
 	return false
+}
+
+// rawSetOp prepares a UNION ALL's ORDER BY: its outputs that may be text
+// sort by their DECIMAL.
+func (tr *translator) rawSetOp(sc *scope, cols []colInfo) {
+	sc.raw = true
+	sc.outputs = cols
+	for _, c := range cols {
+		var dec *pg_query.Node
+		if c.raw {
+			dec = decimalOf(pg_query.MakeColumnRefNode([]*pg_query.Node{pg_query.MakeStrNode(c.name)}, -1))
+		}
+		sc.outDec = append(sc.outDec, dec)
+	}
+}
+
+// unionAsGroupBy rewrites a UNION (without ALL) that has text outputs as
+//
+//	SELECT any_value(c1) AS c1, c2, ... FROM (a UNION ALL b) AS __bsdb_setop
+//	GROUP BY CAST(c1 AS DECIMAL(38,10)), c2, ...
+//
+// so that equal values of different scales are one row, printed with the
+// scale of one of them (PostgreSQL keeps the first it sees). It reports
+// false, with every relation read as DECIMAL (rawUnsafe), if the output
+// names are not distinct.
+func (tr *translator) unionAsGroupBy(s *pg_query.SelectStmt, cols []colInfo) bool {
+	anyRaw := false
+	seen := map[string]bool{}
+	for _, c := range cols {
+		anyRaw = anyRaw || c.raw
+		if seen[c.name] {
+			if tr.haveRaw {
+				tr.rawUnsafe = true
+			}
+			return false
+		}
+		seen[c.name] = true
+	}
+	if !anyRaw {
+		return true
+	}
+	s.All = true
+	wrapSetOp(s)
+	s.TargetList, s.GroupClause = nil, nil
+	for _, c := range cols {
+		ref := pg_query.MakeColumnRefNode([]*pg_query.Node{pg_query.MakeStrNode(c.name)}, -1)
+		item, key := proto.Clone(ref).(*pg_query.Node), ref
+		if c.raw {
+			rewriteCall(item, "any_value", proto.Clone(ref).(*pg_query.Node))
+			key = decimalOf(ref)
+		}
+		rt := pg_query.MakeResTargetNodeWithVal(item, -1)
+		rt.GetResTarget().Name = c.name
+		s.TargetList = append(s.TargetList, rt)
+		s.GroupClause = append(s.GroupClause, key)
+	}
+	return true
 }

@@ -51,6 +51,14 @@ WITH c AS (SELECT g, sum(x) AS t FROM ns GROUP BY g) SELECT * FROM c ORDER BY g;
 SELECT * FROM (SELECT g, sum(x) t, max(x) mx FROM ns GROUP BY g) q WHERE t > 2 ORDER BY g;
 SELECT id FROM ns WHERE x IN (SELECT x FROM ns2) ORDER BY id;
 SELECT g, x FROM ns n1 WHERE x = (SELECT max(x) FROM ns n2 WHERE n2.g = n1.g) ORDER BY g;
+-- set operations
+SELECT x FROM ns WHERE id <> 2 UNION ALL SELECT 2 ORDER BY 1;
+SELECT x FROM ns WHERE id <> 2 UNION ALL SELECT 2.50 ORDER BY x DESC;
+SELECT g, sum(x) FROM ns GROUP BY g UNION ALL SELECT 'total', sum(x) FROM ns ORDER BY 1;
+SELECT * FROM (SELECT x FROM ns UNION ALL SELECT 7) u WHERE x > 2 ORDER BY x;
+SELECT x FROM ns WHERE id <> 2 UNION SELECT 2 ORDER BY 1;
+SELECT count(*) FROM (SELECT x FROM ns UNION SELECT 1.500) u;
+SELECT x, 1 FROM ns WHERE id <> 2 UNION ALL SELECT 2, 1.5 ORDER BY 2, 1;
 -- where the text would meet an operator unconverted, every relation is
 -- read as numeric (equal values of different scales are one value)
 SELECT count(*) FROM ns a JOIN ns b USING (x);
