@@ -331,3 +331,7 @@ func appendJSONString(buf []byte, s string) []byte {
 	}
 	return append(buf, '"')
 }
+
+// JSONQuote is s as a JSON string, escaped as PostgreSQL's escape_json
+// does (to_json of text).
+func JSONQuote(s string) string { return string(appendJSONString(nil, s)) }

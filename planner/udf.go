@@ -81,6 +81,15 @@ func init() {
 	text("__bsdb_initcap", pgtypes.Initcap)
 	text("__bsdb_quote_ident", func(s string) string { return pgtypes.QuoteIdent(s, needsQuotes) })
 	text("__bsdb_quote_literal", pgtypes.QuoteLiteral)
+	// JSON constructors (sql/json.go): a text as a JSON string, and a
+	// jsonb value's text as jsonb_out prints it.
+	text("__bsdb_json_quote", pgtypes.JSONQuote)
+	text("__bsdb_jsonb_text", func(s string) string {
+		if out, err := pgtypes.NormalizeJSONB([]byte(s)); err == nil {
+			return out
+		}
+		return s
+	})
 	interval := func(name string, f func(pgtypes.Interval) pgtypes.Interval) {
 		udfs[name] = scalarUDF{duckdb.TYPE_INTERVAL, duckdb.TYPE_INTERVAL, func(v driver.Value) (any, error) {
 			iv, ok := v.(duckdb.Interval)

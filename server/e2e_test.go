@@ -19,28 +19,28 @@ import (
 
 // testServer runs an engine and a wire server in process.
 type testServer struct {
-	t    *testing.T
+	t    testing.TB
 	dir  string
 	eng  *planner.Engine
 	srv  *pgwire.Server
 	addr string
 }
 
-func startServer(t *testing.T, dir string) *testServer {
+func startServer(t testing.TB, dir string) *testServer {
 	t.Helper()
 	return startServerWith(t, dir, 200*time.Millisecond, func(*Backend) {})
 }
 
 // startServerWith starts a server whose engine flushes every flushInterval
 // (-1: never by age), with setup applied to its backend.
-func startServerWith(t *testing.T, dir string, flushInterval time.Duration, setup func(*Backend)) *testServer {
+func startServerWith(t testing.TB, dir string, flushInterval time.Duration, setup func(*Backend)) *testServer {
 	t.Helper()
 	return startServerConfig(t, planner.Config{DataDir: dir, FlushInterval: flushInterval}, setup)
 }
 
 // startServerConfig starts a server on cfg (DataDir "" = a temp dir; 2
 // query threads unless set).
-func startServerConfig(t *testing.T, cfg planner.Config, setup func(*Backend)) *testServer {
+func startServerConfig(t testing.TB, cfg planner.Config, setup func(*Backend)) *testServer {
 	t.Helper()
 	if cfg.DataDir == "" {
 		cfg.DataDir = t.TempDir()
@@ -84,7 +84,7 @@ func (ts *testServer) url() string {
 	return fmt.Sprintf("postgres://tester@%s/postgres?sslmode=disable", ts.addr)
 }
 
-func (ts *testServer) conn(t *testing.T) *pgx.Conn {
+func (ts *testServer) conn(t testing.TB) *pgx.Conn {
 	t.Helper()
 	c, err := pgx.Connect(context.Background(), ts.url())
 	if err != nil {
@@ -94,7 +94,7 @@ func (ts *testServer) conn(t *testing.T) *pgx.Conn {
 	return c
 }
 
-func mustExec(t *testing.T, c *pgx.Conn, sql string, args ...any) pgconn.CommandTag {
+func mustExec(t testing.TB, c *pgx.Conn, sql string, args ...any) pgconn.CommandTag {
 	t.Helper()
 	tag, err := c.Exec(context.Background(), sql, args...)
 	if err != nil {

@@ -79,6 +79,7 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 		// the array is typed from x, as PostgreSQL does.
 		return tr.listContains(fc.Args[0], fc.Args[1], sc)
 	}
+	tr.jsonRecordArgs(fc, name, sc)
 	srfsBefore := len(sc.srfs)
 	var argTypes []typ
 	agg := fc.Over == nil && (isAggregateCall(name, fc) || duckAggregates[name])
@@ -148,6 +149,9 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 	first := unknownTyp
 	if len(argTypes) > 0 {
 		first = argTypes[0]
+	}
+	if t, ok, err := tr.jsonFunc(n, fc, name, argTypes, sc); ok || err != nil {
+		return t, err
 	}
 	if name == "format" && len(fc.Args) >= 1 && fc.AggOrder == nil && fc.Over == nil && !fc.FuncVariadic {
 		// PostgreSQL's format (pgtypes.Format), not DuckDB's fmt-style

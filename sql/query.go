@@ -131,6 +131,9 @@ type translator struct {
 	// that are numeric text.
 	rawSettled bool
 	srcRaw     []bool
+	// jsonRecords: the __bsdb_json_record calls made of whole-row
+	// references, with their field names (json.go).
+	jsonRecords map[*pg_query.FuncCall][]string
 	// formatted are the __bsdb_numfmt items and their DECIMAL originals.
 	formatted map[*pg_query.Node]*pg_query.Node
 }
