@@ -206,7 +206,9 @@ func (tr *translator) typeCast(n *pg_query.Node, tc *pg_query.TypeCast, sc *scop
 		return unknownTyp, nil
 	}
 	t := typ{oid, mod}
-	if c := tc.Arg.GetAConst(); c != nil && (c.GetSval() != nil || oid == OIDNumeric) {
+	if c := tc.Arg.GetAConst(); c != nil && (c.GetSval() != nil || oid == OIDNumeric ||
+		c.GetFval() != nil && (oid == OIDFloat8 || oid == OIDFloat4)) {
+		// (1e400::float8: numeric -> float, 22003 out of range as in PostgreSQL)
 		// 'text'::type: PostgreSQL's input function decides.
 		if ok, err := tr.foldLiteral(tc.Arg, t); err != nil {
 			return unknownTyp, err

@@ -52,3 +52,7 @@ SELECT 1e308::float8 * 10;
 SELECT 99999999::numeric(8,0) + 1 AS widened, (99999999::numeric(8,0) + 1)::numeric(8,0);
 
 DROP TABLE num;
+-- a numeric literal cast to float: out of range is 22003 (not Infinity)
+SELECT 1.5e3::float8 AS a, 0.1::real AS b;
+SELECT 1e400::float8;
+SELECT 1e40::real;
