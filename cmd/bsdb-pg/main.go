@@ -63,7 +63,7 @@ func run(args []string) int {
 	flushMS := def("flush-interval-ms", "BSDB_FLUSH_INTERVAL_MS", "5000", "commit buffered writes at most this long after they arrive")
 	copyDirectMB := def("copy-direct-mb", "BSDB_COPY_DIRECT_MB", "64", "an autocommit COPY larger than this (MB of rows) streams into Parquet files, committed in one manifest commit when it ends, instead of the WAL (0 = never)")
 	maxConc := def("max-concurrency", "BSDB_MAX_CONCURRENCY", "0", "query engine threads (0 = all cores)")
-	nativeGB := def("native-cache-gb", "BSDB_NATIVE_CACHE_GB", "0", "disk budget (GB) of the native cache: committed Parquet files of open tables are also loaded into the query engine's own storage (DATA_DIR/cache), where lookups and aggregations run several times faster; kept across restarts; 0 = off (the default for now)")
+	nativeGB := def("native-cache-gb", "BSDB_NATIVE_CACHE_GB", "4", "disk budget (GB) of the native cache: committed Parquet files of open tables are also loaded into the query engine's own storage (DATA_DIR/cache), where lookups and aggregations run several times faster; kept across restarts; 0 = off")
 	memLimit := def("memory-limit", "BSDB_MEMORY_LIMIT", "", "query engine memory limit, e.g. 4GB (default: DuckDB's)")
 	auth := def("auth", "BSDB_AUTH", "trust", "authentication: trust (loopback only), password, md5 or scram-sha-256")
 	users := def("users", "BSDB_USERS", "", "user:password[,user:password...] for password authentication")
