@@ -66,9 +66,25 @@ func TestNumericScaleBinary(t *testing.T) {
 			}
 		}
 	}
+	arrays := func(stage string) {
+		t.Helper()
+		var ns []pgtype.Numeric
+		if err := c.QueryRow(context.Background(), "SELECT array_agg(x ORDER BY id) FROM nsb").Scan(&ns); err != nil {
+			t.Fatalf("%s: array_agg: %v", stage, err)
+		}
+		var got []string
+		for _, n := range ns {
+			got = append(got, fmt.Sprintf("%se%d", n.Int, n.Exp))
+		}
+		if want := "[15e-1 150e-2 1e2 -123e-6]"; fmt.Sprint(got) != want {
+			t.Errorf("%s: array_agg binary: got %v, want %s", stage, got, want)
+		}
+	}
 	check("buffered")
+	arrays("buffered")
 	if err := ts.eng.FlushAll(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	check("flushed")
+	arrays("flushed")
 }

@@ -275,7 +275,22 @@ func (tr *translator) formatNumeric(s *pg_query.SelectStmt, sc *scope, cols []co
 	for k, it := range s.TargetList {
 		rt := it.GetResTarget()
 		i := sc.itemOut[k]
-		if rt == nil || rt.Val == nil || i >= len(cols) || !isRawType(cols[i].t) || sc.rawOut[i] != nil {
+		if rt == nil || rt.Val == nil || i >= len(cols) {
+			continue
+		}
+		if fc := rt.Val.GetFuncCall(); fc != nil && cols[i].t.oid == ArrayOID(OIDNumeric) && len(fc.Args) == 1 && fc.Over == nil {
+			if _, name := funcName(fc); strings.EqualFold(name, "array_agg") {
+				// numeric[] of array_agg: elements with their own scale.
+				dec := proto.Clone(rt.Val).(*pg_query.Node)
+				sc.aggDepth++
+				if tr.numericText(fc.Args[0], sc) {
+					sc.outDec[i] = dec
+				}
+				sc.aggDepth--
+			}
+			continue
+		}
+		if !isRawType(cols[i].t) || sc.rawOut[i] != nil {
 			continue
 		}
 		if star, _ := starOf(rt.Val); star {

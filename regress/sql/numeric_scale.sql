@@ -70,6 +70,8 @@ SELECT x::float8 FROM (SELECT * FROM (SELECT x FROM ns) s INTERSECT SELECT x FRO
 SELECT x::text, x::int, x::numeric(10,1) FROM ns ORDER BY id;
 SELECT 'v=' || x, format('%s', x), concat(x, '!') FROM ns ORDER BY id;
 SELECT string_agg(x::text, ',' ORDER BY id) FROM ns;
+SELECT array_agg(x ORDER BY id), array_agg(x * 2 ORDER BY id) FILTER (WHERE id > 1) FROM ns;
+SELECT g, array_agg(x ORDER BY id) FROM ns GROUP BY g ORDER BY g;
 COPY (SELECT x FROM ns ORDER BY id) TO STDOUT;
 COPY ns TO STDOUT;
 -- INSERT ... SELECT keeps the text; other column types get the value
