@@ -26,7 +26,7 @@ func (tr *translator) withClause(w *pg_query.WithClause, sc *scope) error {
 		if sel == nil {
 			return pgerr.New(pgerr.FeatureNotSupported, "data-modifying statements in WITH are not supported")
 		}
-		tr.rawNext = true
+		tr.rawNext = !w.Recursive // a recursive CTE refers to itself before its columns are known
 		cols, err := tr.selectStmt(sel, sc)
 		if err != nil {
 			return err

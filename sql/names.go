@@ -61,10 +61,10 @@ func (tr *translator) targetList(list []*pg_query.Node, sc *scope) ([]colInfo, e
 			return nil, err
 		}
 		if sc.raw {
-			var item *pg_query.Node
+			var item *pg_query.ResTarget
 			var dec *pg_query.Node
 			if tr.keptRaw != nil {
-				item, dec = rt.Val, decimalOf(tr.keptRaw.ref)
+				item, dec = rt, decimalOf(tr.keptRaw.ref)
 			}
 			sc.rawOut = append(sc.rawOut, tr.keptRaw)
 			sc.rawItem = append(sc.rawItem, item)

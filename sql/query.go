@@ -56,7 +56,7 @@ type scope struct {
 	srfs   []int32
 	// raw: this is the outermost query level, whose tables expose numeric
 	// columns as their text (rawnum.go). Per output column: rawOut the
-	// raw column it is (nil if none), rawItem its select-list node (nil
+	// raw column it is (nil if none), rawItem its select-list item (nil
 	// for *), outDec its DECIMAL expression for ORDER BY (raw or
 	// formatted outputs).
 	raw     bool
@@ -68,7 +68,7 @@ type scope struct {
 	// sortedRaw: ORDER BY was rewritten to a raw output's DECIMAL.
 	sortedRaw bool
 	rawOut    []*rawRef
-	rawItem   []*pg_query.Node
+	rawItem   []*pg_query.ResTarget
 	outDec    []*pg_query.Node
 }
 

@@ -176,7 +176,11 @@ func (tr *translator) rawGroupBy(s *pg_query.SelectStmt, sc *scope) {
 			}
 			continue
 		}
-		item := sc.rawItem[i]
+		rt := sc.rawItem[i]
+		if rt.Name == "" && i < len(sc.outputs) {
+			rt.Name = sc.outputs[i].name // the column's name, not DuckDB's for the new expression
+		}
+		item := rt.Val
 		if grouped[[2]any{r.rel, r.idx}] {
 			rewriteCall(item, "any_value", proto.Clone(r.ref).(*pg_query.Node))
 		} else {
@@ -307,6 +311,7 @@ func (tr *translator) formatNumeric(s *pg_query.SelectStmt, sc *scope, cols []co
 		rewriteCall(rt.Val, "__bsdb_numfmt", proto.Clone(dec).(*pg_query.Node), scale)
 		sc.outDec[i] = dec
 		cols[i].raw = true
+		tr.haveRaw = true // text now flows: an unresolved reference must fall back
 		if tr.formatted == nil {
 			tr.formatted = map[*pg_query.Node]*pg_query.Node{}
 		}
@@ -374,12 +379,15 @@ func (tr *translator) numScale(n *pg_query.Node, sc *scope, grouped, inAgg bool)
 		}
 	case *pg_query.Node_AExpr:
 		e := v.AExpr
+		if e.Kind == pg_query.A_Expr_Kind_AEXPR_NULLIF {
+			return tr.numScale(e.Lexpr, sc, grouped, inAgg)
+		}
 		if e.Kind != pg_query.A_Expr_Kind_AEXPR_OP || len(e.Name) != 1 {
 			return nil
 		}
 		op := e.Name[0].GetString_().GetSval()
 		if e.Lexpr == nil {
-			if op == "-" || op == "+" {
+			if op == "-" || op == "+" || op == "@" {
 				return tr.numScale(e.Rexpr, sc, grouped, inAgg)
 			}
 			return nil
@@ -396,6 +404,21 @@ func (tr *translator) numScale(n *pg_query.Node, sc *scope, grouped, inAgg bool)
 			return &pg_query.Node{Node: &pg_query.Node_AExpr{AExpr: &pg_query.A_Expr{
 				Kind: pg_query.A_Expr_Kind_AEXPR_OP, Name: []*pg_query.Node{pg_query.MakeStrNode("+")}, Lexpr: l, Rexpr: r, Location: -1}}}
 		}
+	case *pg_query.Node_MinMaxExpr:
+		// greatest/least: the chosen argument's scale (the first of equal
+		// ones, as PostgreSQL keeps).
+		var whens []*pg_query.Node
+		for _, a := range v.MinMaxExpr.Args {
+			sa := tr.numScale(a, sc, grouped, inAgg)
+			if sa == nil {
+				return nil
+			}
+			eq := &pg_query.Node{Node: &pg_query.Node_AExpr{AExpr: &pg_query.A_Expr{Kind: pg_query.A_Expr_Kind_AEXPR_OP,
+				Name: []*pg_query.Node{pg_query.MakeStrNode("=")}, Lexpr: proto.Clone(a).(*pg_query.Node),
+				Rexpr: proto.Clone(n).(*pg_query.Node), Location: -1}}}
+			whens = append(whens, &pg_query.Node{Node: &pg_query.Node_CaseWhen{CaseWhen: &pg_query.CaseWhen{Expr: eq, Result: sa, Location: -1}}})
+		}
+		return &pg_query.Node{Node: &pg_query.Node_CaseExpr{CaseExpr: &pg_query.CaseExpr{Args: whens, Location: -1}}}
 	case *pg_query.Node_CoalesceExpr:
 		// The first non-null argument's scale.
 		var whens []*pg_query.Node
@@ -450,6 +473,13 @@ func (tr *translator) numScale(n *pg_query.Node, sc *scope, grouped, inAgg bool)
 		case "abs":
 			if len(fc.Args) == 1 {
 				return arg
+			}
+		case "__bsdb_mod":
+			// numeric % numeric: the larger scale.
+			if len(fc.Args) == 2 {
+				if r := tr.numScale(fc.Args[1], sc, grouped, inAgg); r != nil {
+					return makeCall("greatest", -1, arg, r)
+				}
 			}
 		case "sum", "min", "max":
 			if len(fc.Args) != 1 || len(fc.AggOrder) > 0 || fc.AggWithinGroup {
