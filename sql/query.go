@@ -398,6 +398,9 @@ func (tr *translator) selectStmt(s *pg_query.SelectStmt, parent *scope) ([]colIn
 		}
 		sc.clause = clauseGroupBy
 		for _, g := range s.GroupClause {
+			if sc.raw {
+				groupByOutputName(g, sc) // GROUP BY alias: by position (rawnum.go)
+			}
 			if isPositional(g) {
 				if k := int(g.GetAConst().GetIval().GetIval()); k >= 1 && k <= len(s.TargetList) &&
 					containsSRF(s.TargetList[k-1]) {

@@ -464,6 +464,24 @@ func (tr *translator) numScale(n *pg_query.Node, sc *scope, grouped, inAgg bool)
 		if len(fc.Args) == 0 {
 			return nil
 		}
+		if fc.Over != nil && (name == "lag" || name == "lead" || name == "first_value" || name == "last_value" || name == "nth_value") {
+			// The chosen row's value: the same window function over the
+			// scales (lag/lead's default: its own scale).
+			arg := tr.numScale(fc.Args[0], sc, grouped, true)
+			if arg == nil {
+				return nil
+			}
+			out := proto.Clone(fc).(*pg_query.FuncCall)
+			out.Args[0] = arg
+			if (name == "lag" || name == "lead") && len(fc.Args) == 3 {
+				d := tr.numScale(fc.Args[2], sc, grouped, inAgg)
+				if d == nil {
+					return nil
+				}
+				out.Args[2] = d
+			}
+			return &pg_query.Node{Node: &pg_query.Node_FuncCall{FuncCall: out}}
+		}
 		agg := fc.Over == nil && (name == "sum" || name == "min" || name == "max")
 		arg := tr.numScale(fc.Args[0], sc, grouped, inAgg || agg)
 		if arg == nil {
@@ -713,4 +731,24 @@ func (tr *translator) unionAsGroupBy(s *pg_query.SelectStmt, cols []colInfo) boo
 		s.GroupClause = append(s.GroupClause, key)
 	}
 	return true
+}
+
+// groupByOutputName turns a GROUP BY item naming an output column (not an
+// input column: PostgreSQL looks at the input first) into that column's
+// position, so that rawGroupBy sees it.
+func groupByOutputName(g *pg_query.Node, sc *scope) {
+	cr := g.GetColumnRef()
+	if cr == nil || len(cr.Fields) != 1 || cr.Fields[0].GetString_() == nil {
+		return
+	}
+	if rel, _ := resolveColumn(cr, sc); rel != nil {
+		return
+	}
+	name := cr.Fields[0].GetString_().Sval
+	for i, o := range sc.outputs {
+		if o.name == name {
+			g.Node = pg_query.MakeAConstIntNode(int64(i+1), cr.Location).Node
+			return
+		}
+	}
 }
