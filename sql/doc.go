@@ -187,6 +187,12 @@
 //   - pg_catalog.f(...) -> f(...) unless the call uses SQL syntax (EXTRACT,
 //     SUBSTRING ... FROM ... FOR, POSITION ... IN, TRIM), which Deparse
 //     prints in SQL form and DuckDB parses.
+//   - numeric without a precision: tables expose it as its stored text;
+//     references are cast to DECIMAL(38,10) where computed with, and
+//     outputs print with PostgreSQL's display scale (rawnum.go).
+//   - JSON constructors (to_json[b], json[b]_build_object/array,
+//     json[b]_agg, json[b]_object_agg, row_to_json of a whole row) -> text
+//     built with PostgreSQL's layout and value formats (json.go).
 //
 // Session setup (Setup): integer_division = true; default_null_order =
 // nulls_last_on_asc_first_on_desc (PostgreSQL sorts NULL as the largest
