@@ -88,3 +88,38 @@ func TestNumericScaleBinary(t *testing.T) {
 	check("flushed")
 	arrays("flushed")
 }
+
+// BenchmarkNumericColumnScan sums, filters and groups 200,000 values of a
+// numeric column without a precision (kept as text, computed as
+// DECIMAL(38,10) through __bsdb_dec), flushed to Parquet.
+//
+//	go test ./server -run '^$' -bench NumericColumnScan
+func BenchmarkNumericColumnScan(b *testing.B) {
+	ts := startServerWith(b, "", -1, func(*Backend) {})
+	c := ts.conn(b)
+	ctx := context.Background()
+	mustExec(b, c, "CREATE TABLE nb (id int, g int, x numeric)")
+	mustExec(b, c, "INSERT INTO nb SELECT i, i % 100, (i % 10000)::numeric / 100 FROM generate_series(1, 200000) i")
+	if err := ts.eng.FlushAll(ctx); err != nil {
+		b.Fatal(err)
+	}
+	for _, q := range []string{
+		"SELECT sum(x), max(x) FROM nb",
+		"SELECT count(*) FROM nb WHERE x > 50",
+		"SELECT g, sum(x) FROM nb GROUP BY g",
+	} {
+		b.Run(q, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				rows, err := c.Query(ctx, q)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for rows.Next() {
+				}
+				if err := rows.Err(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

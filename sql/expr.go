@@ -96,6 +96,13 @@ func (tr *translator) expr(n *pg_query.Node, sc *scope, want typ) (typ, error) {
 	return unknownTyp, tr.generic(n, sc)
 }
 
+// exprInto is expr that also stores the type in *dst.
+func (tr *translator) exprInto(dst *typ, n *pg_query.Node, sc *scope, want typ) (typ, error) {
+	t, err := tr.expr(n, sc, want)
+	*dst = t
+	return t, err
+}
+
 // generic translates every expression below m without inferring a type.
 func (tr *translator) generic(n *pg_query.Node, sc *scope) error {
 	var err error
@@ -217,10 +224,11 @@ func (tr *translator) typeCast(n *pg_query.Node, tc *pg_query.TypeCast, sc *scop
 			return t, nil
 		}
 	}
+	var argTyp typ
 	if p := tc.Arg.GetParamRef(); p != nil && p.Number >= 1 {
 		// $n::type: typed by the user, no extra cast needed.
 		tr.noteParam(int(p.Number), t)
-	} else if at, err := tr.expr(tc.Arg, sc, t); err != nil {
+	} else if at, err := tr.exprInto(&argTyp, tc.Arg, sc, t); err != nil {
 		return unknownTyp, err
 	} else if (oid == OIDText || oid == OIDVarchar) && isRawType(at) && tr.numericText(tc.Arg, sc) {
 		// numeric read as text -> text: the text itself (rawnum.go).
@@ -249,6 +257,9 @@ func (tr *translator) typeCast(n *pg_query.Node, tc *pg_query.TypeCast, sc *scop
 	if tn, err := duckTypeName(oid, mod); err == nil {
 		tn.Location = tc.TypeName.Location
 		tc.TypeName = tn
+	}
+	if oid == OIDNumeric && isStringType(argTyp.oid) {
+		fastDecimalCast(n, tc.Arg, mod)
 	}
 	return t, nil
 }

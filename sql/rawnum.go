@@ -18,7 +18,7 @@ import (
 //
 //   - Tables expose such a column as its stored text (the planner keeps
 //     PostgreSQL's output of each value). A reference to it is rewritten to
-//     CAST(ref AS DECIMAL(38,10)) wherever it is computed with, and left
+//     __bsdb_dec(ref), its DECIMAL(38,10), wherever it is computed with, and left
 //     as the text where it is a select-list item of the outermost query by
 //     itself (or through *). ORDER BY on such an output (by name or
 //     position) sorts by the DECIMAL; under GROUP BY the item becomes
@@ -84,7 +84,7 @@ func resolveColumn(cr *pg_query.ColumnRef, sc *scope) (*relInfo, int) {
 }
 
 // rawColumn is called for every translated column reference n: a
-// reference to a column read as text becomes CAST(n AS DECIMAL(38,10)),
+// reference to a column read as text becomes __bsdb_dec(n) (DECIMAL(38,10)),
 // except the select-list item tr.keepRaw.
 func (tr *translator) rawColumn(n *pg_query.Node, cr *pg_query.ColumnRef, sc *scope) {
 	if !tr.haveRaw {
@@ -105,7 +105,7 @@ func (tr *translator) rawColumn(n *pg_query.Node, cr *pg_query.ColumnRef, sc *sc
 		tr.keptRaw = &rawRef{ref: ref, rel: rel, idx: i}
 		return
 	}
-	_ = castTo(n, typ{OIDNumeric, -1})
+	rewriteCall(n, "__bsdb_dec", &pg_query.Node{Node: n.Node})
 	if tr.rawCasts == nil {
 		tr.rawCasts = map[*pg_query.Node]*rawRef{}
 	}
@@ -137,11 +137,10 @@ func (tr *translator) numericText(n *pg_query.Node, sc *scope) bool {
 	return true
 }
 
-// decimalOf is CAST(ref AS DECIMAL(38,10)) for a raw output's reference.
+// decimalOf is __bsdb_dec(ref), the DECIMAL(38,10) of a raw output's
+// reference.
 func decimalOf(ref *pg_query.Node) *pg_query.Node {
-	n := proto.Clone(ref).(*pg_query.Node)
-	_ = castTo(n, typ{OIDNumeric, -1})
-	return n
+	return makeCall("__bsdb_dec", -1, proto.Clone(ref).(*pg_query.Node))
 }
 
 // rawGroupBy finishes the raw select-list items of a grouped query: an
@@ -536,7 +535,14 @@ func literalScale(s string) *pg_query.Node {
 // rawMacros are the Setup statements of __bsdb_numscale(text) (the scale
 // of a numeric's text) and __bsdb_numfmt(value, scale) (a DECIMAL printed
 // with the given scale: the digits beyond it are zeros by construction).
+//
+// __bsdb_dec(t) is the DECIMAL(38,10) of a numeric's text: DuckDB 1.5
+// casts text to DECIMAL(18,s) about 150 times faster than to
+// DECIMAL(38,s) (2M values: 33 ms against 4.9 s), so values of at most 8
+// integer digits take that way (the same rounding to 10 decimals) and the
+// others the wide cast.
 var rawMacros = []string{
+	"CREATE OR REPLACE TEMP MACRO __bsdb_dec(t) AS CAST(coalesce(TRY_CAST(t AS DECIMAL(18,10)), CAST(t AS DECIMAL(38,10))) AS DECIMAL(38,10))",
 	"CREATE OR REPLACE TEMP MACRO __bsdb_numscale(t) AS CASE WHEN strpos(CAST(t AS VARCHAR), '.') = 0 THEN 0 " +
 		"ELSE length(CAST(t AS VARCHAR)) - strpos(CAST(t AS VARCHAR), '.') END",
 	"CREATE OR REPLACE TEMP MACRO __bsdb_numfmt_t(t, s) AS CASE WHEN strpos(t, '.') = 0 THEN " +
@@ -552,7 +558,7 @@ func wrapDecimal(from string, ti *TableInfo) string {
 	var repl []string
 	for _, c := range ti.Columns {
 		if isRawType(typ{c.TypeOID, c.TypeMod}) {
-			repl = append(repl, "CAST("+quoteIdent(c.Name)+" AS DECIMAL(38,10)) AS "+quoteIdent(c.Name))
+			repl = append(repl, "__bsdb_dec("+quoteIdent(c.Name)+") AS "+quoteIdent(c.Name))
 		}
 	}
 	if len(repl) == 0 {
@@ -751,4 +757,15 @@ func groupByOutputName(g *pg_query.Node, sc *scope) {
 			return
 		}
 	}
+}
+
+// fastDecimalCast rewrites n, a cast of the text arg to numeric without
+// a precision, into __bsdb_dec(arg): values of at most 18 digits take
+// DuckDB's fast DECIMAL(18,10) cast. numeric(p,s) is left alone (DuckDB's
+// DECIMAL(p,s), fast for p <= 18).
+func fastDecimalCast(n, arg *pg_query.Node, mod int32) {
+	if _, _, ok := NumericPrecisionScale(mod); ok {
+		return
+	}
+	rewriteCall(n, "__bsdb_dec", arg)
 }
