@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"math/big"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -87,6 +88,27 @@ func TestNumericScaleBinary(t *testing.T) {
 	}
 	check("flushed")
 	arrays("flushed")
+	// Parameters compare and compute with the value (1.5 = 1.50).
+	one5 := pgtype.Numeric{Int: big.NewInt(15), Exp: -1, Valid: true}
+	var ids []int32
+	rows, err := c.Query(context.Background(), "SELECT id FROM nsb WHERE x = $1 ORDER BY id", one5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id int32
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if fmt.Sprint(ids) != "[1 2]" {
+		t.Errorf("x = $1 (1.5): ids %v, want [1 2]", ids)
+	}
+	var sum string
+	if err := c.QueryRow(context.Background(), "SELECT x + $1 FROM nsb WHERE id = 2", pgx.QueryResultFormats{pgx.TextFormatCode}, int64(1)).Scan(&sum); err != nil || sum != "2.50" {
+		t.Errorf("x + $1: %q, %v; want 2.50", sum, err)
+	}
 }
 
 // BenchmarkNumericColumnScan sums, filters and groups 200,000 values of a

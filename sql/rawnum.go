@@ -3,6 +3,8 @@ package sql
 import (
 	"strings"
 
+	"github.com/bsdb/bsdb-pg/pgtypes"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
 )
@@ -332,6 +334,20 @@ func (tr *translator) numScale(n *pg_query.Node, sc *scope, grouped, inAgg bool)
 		return makeCall("__bsdb_numscale", -1, proto.Clone(r.ref).(*pg_query.Node))
 	}
 	switch v := n.GetNode().(type) {
+	case *pg_query.Node_ParamRef:
+		// An execution's value (TranslateQueryArgs translates each
+		// execution with its values).
+		i := int(v.ParamRef.Number) - 1
+		if i < 0 || i >= len(tr.values) {
+			return nil
+		}
+		switch pv := tr.values[i].(type) {
+		case nil, int16, int32, int64:
+			return intConst(0)
+		case pgtypes.Numeric:
+			return literalScale(pv.String())
+		}
+		return nil
 	case *pg_query.Node_AConst:
 		switch c := v.AConst.Val.(type) {
 		case *pg_query.A_Const_Ival:
