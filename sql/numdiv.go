@@ -77,6 +77,7 @@ func (tr *translator) exactDivisions(s *pg_query.SelectStmt, sc *scope, cols []c
 			}
 		}
 		rewriteCall(rt.Val, "__bsdb_numdiv", ops[0], ops[1], fallback)
+		cols[i].raw = true // numeric text (an INSERT keeps it: rawnum.go)
 	}
 }
 

@@ -83,6 +83,12 @@ INSERT INTO ns_copy SELECT x, x FROM ns WHERE id < 4;
 INSERT INTO ns_copy SELECT x * 2, x FROM ns WHERE id = 2;
 SELECT * FROM ns_copy;
 INSERT INTO ns_copy VALUES (7.250, 1.5) RETURNING *, x + 1;
+-- a division or avg inserted keeps PostgreSQL's result scale
+CREATE TABLE ns_div (x numeric, y numeric(10,3), z int);
+INSERT INTO ns_div SELECT i / 3.0, i / 3.0, i / 3.0 FROM generate_series(1, 3) i;
+INSERT INTO ns_div SELECT avg(i), avg(i), avg(i) FROM generate_series(1, 4) i;
+SELECT * FROM ns_div;
+DROP TABLE ns_div;
 -- more query shapes (each used to print scale 10, or fail)
 CREATE TABLE ns_n2 (id int, g text, x numeric, y numeric(10,2));
 SELECT x FROM ns WHERE x IN (1.5, 2) ORDER BY id;
