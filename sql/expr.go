@@ -691,9 +691,16 @@ func (tr *translator) subLink(sl *pg_query.SubLink, sc *scope) (typ, error) {
 	if sel == nil {
 		return unknownTyp, pgerr.New(pgerr.FeatureNotSupported, "unsupported subquery")
 	}
+	whole := sl == tr.rawSubLink
+	tr.rawSubLink = nil
+	tr.rawNext = whole // a whole select-list item: its value may be text (rawnum.go)
 	cols, err := tr.selectStmt(sel, sc)
 	if err != nil {
 		return unknownTyp, err
+	}
+	if whole && len(cols) == 1 && cols[0].raw {
+		tr.subLinkText = true
+		tr.haveRaw = true
 	}
 	switch sl.SubLinkType {
 	case pg_query.SubLinkType_EXPR_SUBLINK:

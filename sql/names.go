@@ -54,9 +54,14 @@ func (tr *translator) targetList(list []*pg_query.Node, sc *scope) ([]colInfo, e
 		tr.notePendingParam(rt.Val, sc)
 		if sc.raw {
 			tr.keepRaw, tr.keptRaw = rt.Val, nil
+			if sl := rt.Val.GetSubLink(); sl != nil && sl.SubLinkType == pg_query.SubLinkType_EXPR_SUBLINK && !sc.grouped {
+				// (SELECT max(x) ...) as a whole item: its value may be
+				// numeric text (rawnum.go).
+				tr.rawSubLink, tr.subLinkText = sl, false
+			}
 		}
 		t, err := tr.expr(rt.Val, sc, unknownTyp)
-		tr.keepRaw = nil
+		tr.keepRaw, tr.rawSubLink = nil, nil
 		if err != nil {
 			return nil, err
 		}
@@ -65,6 +70,14 @@ func (tr *translator) targetList(list []*pg_query.Node, sc *scope) ([]colInfo, e
 			var dec *pg_query.Node
 			if tr.keptRaw != nil {
 				item, dec = rt, decimalOf(tr.keptRaw.ref)
+			} else if tr.subLinkText {
+				// DuckDB cannot sort by an expression of an alias whose
+				// item has a subquery: ORDER BY on it reads DECIMAL
+				// everywhere (rawOrderBy).
+				if sc.subLinkOut == nil {
+					sc.subLinkOut = map[int]bool{}
+				}
+				sc.subLinkOut[len(sc.outDec)] = true
 			}
 			sc.rawOut = append(sc.rawOut, tr.keptRaw)
 			sc.rawItem = append(sc.rawItem, item)
@@ -77,7 +90,8 @@ func (tr *translator) targetList(list []*pg_query.Node, sc *scope) ([]colInfo, e
 		if t.oid == OIDUnknown {
 			t = typ{OIDText, -1}
 		}
-		cols = append(cols, colInfo{name: name, t: t, raw: sc.raw && sc.rawOut[len(sc.rawOut)-1] != nil})
+		cols = append(cols, colInfo{name: name, t: t, raw: sc.raw && (sc.rawOut[len(sc.rawOut)-1] != nil || tr.subLinkText)})
+		tr.subLinkText = false
 	}
 	if !known {
 		return nil, nil

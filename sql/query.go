@@ -67,9 +67,11 @@ type scope struct {
 	itemOut  []int
 	// sortedRaw: ORDER BY was rewritten to a raw output's DECIMAL.
 	sortedRaw bool
-	rawOut    []*rawRef
-	rawItem   []*pg_query.ResTarget
-	outDec    []*pg_query.Node
+	// subLinkOut: outputs that are a scalar subquery's numeric text.
+	subLinkOut map[int]bool
+	rawOut     []*rawRef
+	rawItem    []*pg_query.ResTarget
+	outDec     []*pg_query.Node
 }
 
 func (s *scope) lookupCTE(name string) *relInfo {
@@ -127,6 +129,10 @@ type translator struct {
 	noRaw     bool
 	rawJoin   bool
 	rawNext   bool
+	// rawSubLink: the scalar subquery that is a whole select-list item
+	// being translated; subLinkText: its value is numeric text.
+	rawSubLink  *pg_query.SubLink
+	subLinkText bool
 	// rawSettled: settleRaw ran; srcRaw: the INSERT source's columns
 	// that are numeric text.
 	rawSettled bool

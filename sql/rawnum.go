@@ -220,6 +220,9 @@ func (tr *translator) rawOrderBy(sb *pg_query.SortBy, sc *scope) bool {
 		sb.Node = proto.Clone(sc.outDec[k]).(*pg_query.Node)
 		sc.sortedRaw = true
 	}
+	if sc.subLinkOut[k] {
+		tr.rawUnsafe = true // sorted by a scalar subquery's text: read DECIMAL
+	}
 	return true
 }
 

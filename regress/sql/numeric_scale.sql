@@ -66,6 +66,10 @@ SELECT count(*) FROM ns a NATURAL JOIN ns2 b;
 WITH c AS (SELECT x FROM ns), d AS (SELECT DISTINCT * FROM c) SELECT x::float8 FROM d ORDER BY x;
 WITH c AS (SELECT x FROM ns), u AS (SELECT * FROM c UNION SELECT 2) SELECT x::float8 FROM u ORDER BY x;
 SELECT x::float8 FROM (SELECT * FROM (SELECT x FROM ns) s INTERSECT SELECT x FROM ns2) i ORDER BY x;
+-- scalar subqueries as whole select-list items
+SELECT id, (SELECT max(ns2.x) FROM ns2 WHERE ns2.x <= ns.x) FROM ns ORDER BY id;
+SELECT (SELECT sum(x) FROM ns2), (SELECT x FROM ns2 WHERE id = 2);
+SELECT * FROM (SELECT id, (SELECT x FROM ns2 WHERE ns2.id = ns.id) v FROM ns) s ORDER BY v, id;
 -- as text
 SELECT x::text, x::int, x::numeric(10,1) FROM ns ORDER BY id;
 SELECT 'v=' || x, format('%s', x), concat(x, '!') FROM ns ORDER BY id;
