@@ -379,14 +379,14 @@ func (tr *translator) selectStmt(s *pg_query.SelectStmt, parent *scope) ([]colIn
 		}
 		nameValues(s, len(cols))
 	default:
-		sc.raw = rawLevel && !tr.noRaw && (len(s.DistinctClause) == 0 || distinctAsGroupBy(s))
+		sc.raw = rawLevel && !tr.noRaw && (len(s.DistinctClause) == 0 || distinctAsGroupBy(s) || isDistinctOn(s))
 		sc.grouped = isGrouped(s) || len(s.DistinctClause) > 0
 		for _, f := range s.FromClause {
 			if err := tr.fromItem(f, sc); err != nil {
 				return nil, err
 			}
 		}
-		if sc.raw && len(s.DistinctClause) > 0 {
+		if sc.raw && len(s.DistinctClause) > 0 && !isDistinctOn(s) {
 			s.DistinctClause, s.GroupClause = nil, positionalList(len(s.TargetList))
 		}
 		sc.clause = clauseSelect
@@ -437,6 +437,14 @@ func (tr *translator) selectStmt(s *pg_query.SelectStmt, parent *scope) ([]colIn
 		}
 		sc.clause = clauseOrderBy
 		for _, d := range s.DistinctClause {
+			if d != nil && sc.raw {
+				// DISTINCT ON an output (name or position) that is numeric
+				// text: by its DECIMAL (rawnum.go).
+				if sb := (&pg_query.SortBy{Node: d}); tr.rawOrderBy(sb, sc) {
+					d.Node = sb.Node.Node
+					continue
+				}
+			}
 			if d != nil && !isPositional(d) {
 				if _, err := tr.expr(d, sc, unknownTyp); err != nil {
 					return nil, err

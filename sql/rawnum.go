@@ -788,3 +788,8 @@ func fastDecimalCast(n, arg *pg_query.Node, mod int32) {
 	}
 	rewriteCall(n, "__bsdb_dec", arg)
 }
+
+// isDistinctOn reports whether s is SELECT DISTINCT ON (...).
+func isDistinctOn(s *pg_query.SelectStmt) bool {
+	return len(s.DistinctClause) > 0 && s.DistinctClause[0] != nil && s.DistinctClause[0].Node != nil
+}

@@ -66,6 +66,11 @@ SELECT count(*) FROM ns a NATURAL JOIN ns2 b;
 WITH c AS (SELECT x FROM ns), d AS (SELECT DISTINCT * FROM c) SELECT x::float8 FROM d ORDER BY x;
 WITH c AS (SELECT x FROM ns), u AS (SELECT * FROM c UNION SELECT 2) SELECT x::float8 FROM u ORDER BY x;
 SELECT x::float8 FROM (SELECT * FROM (SELECT x FROM ns) s INTERSECT SELECT x FROM ns2) i ORDER BY x;
+-- DISTINCT ON a numeric (1.5 and 1.50 are one key)
+SELECT DISTINCT ON (x) x, id FROM ns ORDER BY x, id;
+SELECT DISTINCT ON (g) g, x, id FROM ns ORDER BY g, id DESC;
+SELECT DISTINCT ON (1) x, id FROM ns ORDER BY 1, 2;
+SELECT DISTINCT ON (v) x AS v, id FROM ns ORDER BY v, id;
 -- scalar subqueries as whole select-list items
 SELECT id, (SELECT max(ns2.x) FROM ns2 WHERE ns2.x <= ns.x) FROM ns ORDER BY id;
 SELECT (SELECT sum(x) FROM ns2), (SELECT x FROM ns2 WHERE id = 2);
