@@ -134,70 +134,79 @@ func expandStar(sc *scope, rel string) ([]colInfo, bool) {
 // pgColumnName is PostgreSQL's FigureColname: the name of an unnamed
 // select-list item.
 func pgColumnName(n *pg_query.Node) string {
+	name, _ := figureColname(n)
+	return name
+}
+
+// figureColname is FigureColnameInternal: the name and its strength (0:
+// none, "?column?"; 1: a type name or "case", which an outer cast's or
+// CASE's name overrides; 2: anything else).
+func figureColname(n *pg_query.Node) (string, int) {
 	switch v := n.GetNode().(type) {
 	case *pg_query.Node_ColumnRef:
 		f := v.ColumnRef.Fields
 		if len(f) > 0 {
 			if s := f[len(f)-1].GetString_(); s != nil {
-				return s.Sval
+				return s.Sval, 2
 			}
 		}
 	case *pg_query.Node_FuncCall:
 		f := v.FuncCall.Funcname
 		if len(f) > 0 {
-			return f[len(f)-1].GetString_().GetSval()
+			return f[len(f)-1].GetString_().GetSval(), 2
 		}
 	case *pg_query.Node_TypeCast:
-		if name := pgColumnName(v.TypeCast.Arg); name != "?column?" {
-			return name
+		if name, st := figureColname(v.TypeCast.Arg); st > 1 {
+			return name, st
 		}
 		if tn := v.TypeCast.TypeName; tn != nil && len(tn.Names) > 0 {
-			return tn.Names[len(tn.Names)-1].GetString_().GetSval()
+			return tn.Names[len(tn.Names)-1].GetString_().GetSval(), 1
 		}
 	case *pg_query.Node_CaseExpr:
 		if v.CaseExpr.Defresult != nil {
-			if name := pgColumnName(v.CaseExpr.Defresult); name != "?column?" {
-				return name
+			if name, st := figureColname(v.CaseExpr.Defresult); st > 1 {
+				return name, st
 			}
 		}
-		return "case"
+		return "case", 1
 	case *pg_query.Node_AIndirection:
-		return pgColumnName(v.AIndirection.Arg)
+		return figureColname(v.AIndirection.Arg)
 	case *pg_query.Node_CoalesceExpr:
-		return "coalesce"
+		return "coalesce", 2
 	case *pg_query.Node_MinMaxExpr:
 		if v.MinMaxExpr.Op == pg_query.MinMaxOp_IS_GREATEST {
-			return "greatest"
+			return "greatest", 2
 		}
-		return "least"
+		return "least", 2
 	case *pg_query.Node_AExpr:
 		if v.AExpr.Kind == pg_query.A_Expr_Kind_AEXPR_NULLIF {
-			return "nullif"
+			return "nullif", 2
 		}
 	case *pg_query.Node_SubLink:
 		switch v.SubLink.SubLinkType {
 		case pg_query.SubLinkType_EXISTS_SUBLINK:
-			return "exists"
+			return "exists", 2
 		case pg_query.SubLinkType_ARRAY_SUBLINK:
-			return "array"
+			return "array", 2
 		case pg_query.SubLinkType_EXPR_SUBLINK:
 			if sel := v.SubLink.Subselect.GetSelectStmt(); sel != nil && len(sel.TargetList) == 1 {
 				if rt := sel.TargetList[0].GetResTarget(); rt != nil {
 					if rt.Name != "" {
-						return rt.Name
+						return rt.Name, 2
 					}
-					return pgColumnName(rt.Val)
+					name, _ := figureColname(rt.Val) // the subquery's output name
+					return name, 2
 				}
 			}
 		}
 	case *pg_query.Node_AArrayExpr:
-		return "array"
+		return "array", 2
 	case *pg_query.Node_RowExpr:
-		return "row"
+		return "row", 2
 	case *pg_query.Node_SqlvalueFunction:
-		return sqlValueFunctionName(v.SqlvalueFunction.Op)
+		return sqlValueFunctionName(v.SqlvalueFunction.Op), 2
 	}
-	return "?column?"
+	return "?column?", 0
 }
 
 func sqlValueFunctionName(op pg_query.SQLValueFunctionOp) string {

@@ -96,3 +96,5 @@ SELECT name, CASE WHEN salary >= 150 THEN 'high' WHEN salary >= 100 THEN 'mid' E
 SELECT 7 / 2 AS int_div, 7 % 3 AS modulo, -7 / 2 AS neg_div, 7.0 / 2 AS num_div, 7 / 2.0 AS num_div2;
 
 DROP TABLE emp, dept;
+-- result column names of nested casts and CASE (FigureColname's strengths)
+SELECT 1::text::int, x::text::int, (CASE WHEN true THEN 1 END)::text, CASE WHEN true THEN 1::text END, (SELECT 1::text)::int FROM (SELECT 1 AS x) t;
