@@ -13,14 +13,14 @@ import (
 
 // BenchmarkInsertPrepared is figure 2 of the benchmark harness in
 // process: prepared single-row autocommit INSERTs of an events row with
-// binary parameters (pgx), from 1 or 64 connections, per
+// binary parameters (pgx), from 1, 8 or 64 connections, per
 // synchronous_commit. With "off" an INSERT costs what it costs beyond its
 // fdatasync (protocol, plan, Arrow batch, WAL encoding); "on" adds the
 // fdatasync (shared by concurrent commits). ns/op is per INSERT.
 //
 //	go test ./server -run '^$' -bench InsertPrepared -cpuprofile cpu.out
 func BenchmarkInsertPrepared(b *testing.B) {
-	for _, conns := range []int{1, 64} {
+	for _, conns := range []int{1, 8, 64} {
 		for _, mode := range []string{"off", "on"} {
 			b.Run("conns="+strconv.Itoa(conns)+"/synchronous_commit="+mode, func(b *testing.B) {
 				benchmarkInsert(b, conns, mode)
