@@ -455,19 +455,11 @@ func rewriteNumNulls(n *pg_query.Node, fc *pg_query.FuncCall, nulls bool) {
 	}
 	var sum *pg_query.Node
 	for _, a := range fc.Args {
-		test := pg_query.NullTestType_IS_NOT_NULL
-		if nulls {
-			test = pg_query.NullTestType_IS_NULL
-		}
-		nt := &pg_query.Node{Node: &pg_query.Node_NullTest{NullTest: &pg_query.NullTest{Arg: a, Nulltesttype: test, Location: -1}}}
-		one := &pg_query.Node{Node: &pg_query.Node_CaseExpr{CaseExpr: &pg_query.CaseExpr{
-			Args: []*pg_query.Node{{Node: &pg_query.Node_CaseWhen{CaseWhen: &pg_query.CaseWhen{
-				Expr: nt, Result: pg_query.MakeAConstIntNode(1, -1), Location: -1}}}},
-			Defresult: pg_query.MakeAConstIntNode(0, -1), Location: -1}}}
+		one := caseNode(intConst(0), caseWhen(nullTest(a, nulls), intConst(1)))
 		if sum == nil {
 			sum = one
 		} else {
-			sum = pg_query.MakeAExprNode(pg_query.A_Expr_Kind_AEXPR_OP, []*pg_query.Node{pg_query.MakeStrNode("+")}, sum, one, -1)
+			sum = opNode("+", sum, one)
 		}
 	}
 	n.Node = castNode(sum, "integer").Node
@@ -543,11 +535,7 @@ func outputText(n *pg_query.Node, t typ) {
 	case OIDText, OIDVarchar, OIDUnknown:
 		return
 	case OIDBool:
-		n.Node = &pg_query.Node_CaseExpr{CaseExpr: &pg_query.CaseExpr{Args: []*pg_query.Node{
-			{Node: &pg_query.Node_CaseWhen{CaseWhen: &pg_query.CaseWhen{Expr: inner, Result: pg_query.MakeAConstStrNode("t", -1), Location: -1}}},
-			{Node: &pg_query.Node_CaseWhen{CaseWhen: &pg_query.CaseWhen{
-				Expr: pg_query.MakeBoolExprNode(pg_query.BoolExprType_NOT_EXPR, []*pg_query.Node{inner}, -1), Result: pg_query.MakeAConstStrNode("f", -1), Location: -1}}},
-		}, Location: -1}}
+		n.Node = boolText(inner, "t", "f").Node
 	case OIDFloat8:
 		rewriteCall(n, "__bsdb_float8_text", inner)
 	case OIDFloat4:

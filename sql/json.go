@@ -177,11 +177,11 @@ func (tr *translator) jsonRecordArgs(fc *pg_query.FuncCall, name string, sc *sco
 	if len(fc.Args) != 1 {
 		return
 	}
-	cr := fc.Args[0].GetColumnRef()
-	if cr == nil || len(cr.Fields) != 1 || cr.Fields[0].GetString_() == nil {
+	alias, ok := bareName(fc.Args[0])
+	if !ok {
 		return
 	}
-	alias := cr.Fields[0].GetString_().Sval
+	cr := fc.Args[0].GetColumnRef()
 	if rel, _ := resolveColumn(cr, sc); rel != nil {
 		return // a column
 	}
@@ -222,14 +222,11 @@ func (tr *translator) jsonKey(k *pg_query.Node, t typ, sc *scope, nullErr string
 		outputText(k, t)
 	}
 	quoted := makeCall("__bsdb_json_quote", -1, castNode(k, "VARCHAR"))
-	isNull := &pg_query.Node{Node: &pg_query.Node_NullTest{NullTest: &pg_query.NullTest{
-		Arg: test, Nulltesttype: pg_query.NullTestType_IS_NULL, Location: -1}}}
+	isNull := nullTest(test, true)
 	if guard != nil {
 		isNull = pg_query.MakeBoolExprNode(pg_query.BoolExprType_AND_EXPR, []*pg_query.Node{proto.Clone(guard).(*pg_query.Node), isNull}, -1)
 	}
-	return &pg_query.Node{Node: &pg_query.Node_CaseExpr{CaseExpr: &pg_query.CaseExpr{Args: []*pg_query.Node{
-		{Node: &pg_query.Node_CaseWhen{CaseWhen: &pg_query.CaseWhen{Expr: isNull, Result: makeCall("error", -1, strConst(nullErr)), Location: -1}}},
-	}, Defresult: quoted, Location: -1}}}, nil
+	return caseNode(quoted, caseWhen(isNull, makeCall("error", -1, strConst(nullErr)))), nil
 }
 
 // jsonValue is the JSON text of the translated value v of type t (NULL
@@ -255,15 +252,9 @@ func (tr *translator) jsonValue(v *pg_query.Node, t typ, sc *scope, fn string) (
 		}
 		txt := makeCall(fn, -1, a)
 		finite := makeCall("isfinite", -1, proto.Clone(v).(*pg_query.Node))
-		return &pg_query.Node{Node: &pg_query.Node_CaseExpr{CaseExpr: &pg_query.CaseExpr{Args: []*pg_query.Node{
-			{Node: &pg_query.Node_CaseWhen{CaseWhen: &pg_query.CaseWhen{Expr: finite, Result: txt, Location: -1}}},
-		}, Defresult: quote(proto.Clone(txt).(*pg_query.Node)), Location: -1}}}, nil
+		return caseNode(quote(proto.Clone(txt).(*pg_query.Node)), caseWhen(finite, txt)), nil
 	case OIDBool:
-		not := pg_query.MakeBoolExprNode(pg_query.BoolExprType_NOT_EXPR, []*pg_query.Node{proto.Clone(v).(*pg_query.Node)}, -1)
-		return &pg_query.Node{Node: &pg_query.Node_CaseExpr{CaseExpr: &pg_query.CaseExpr{Args: []*pg_query.Node{
-			{Node: &pg_query.Node_CaseWhen{CaseWhen: &pg_query.CaseWhen{Expr: a, Result: strConst("true"), Location: -1}}},
-			{Node: &pg_query.Node_CaseWhen{CaseWhen: &pg_query.CaseWhen{Expr: not, Result: strConst("false"), Location: -1}}},
-		}, Location: -1}}}, nil
+		return boolText(a, "true", "false"), nil
 	case OIDText, OIDVarchar, OIDBpchar, OIDName, OIDChar, OIDUnknown:
 		return makeCall("__bsdb_json_quote", -1, castNode(a, "VARCHAR")), nil
 	case OIDJSON:
@@ -303,8 +294,6 @@ func trimFraction(s *pg_query.Node) *pg_query.Node {
 	return makeCall("rtrim", -1, makeCall("rtrim", -1, s, strConst("0")), strConst("."))
 }
 
-func strConst(s string) *pg_query.Node { return pg_query.MakeAConstStrNode(s, -1) }
-
 // orNull is coalesce(v, 'null').
 func orNull(v *pg_query.Node) *pg_query.Node {
 	return &pg_query.Node{Node: &pg_query.Node_CoalesceExpr{CoalesceExpr: &pg_query.CoalesceExpr{
@@ -313,19 +302,14 @@ func orNull(v *pg_query.Node) *pg_query.Node {
 
 // caseNull is CASE WHEN x IS NULL THEN ifNull ELSE other END.
 func caseNull(x, ifNull, other *pg_query.Node) *pg_query.Node {
-	test := &pg_query.Node{Node: &pg_query.Node_NullTest{NullTest: &pg_query.NullTest{
-		Arg: proto.Clone(x).(*pg_query.Node), Nulltesttype: pg_query.NullTestType_IS_NULL, Location: -1}}}
-	return &pg_query.Node{Node: &pg_query.Node_CaseExpr{CaseExpr: &pg_query.CaseExpr{Args: []*pg_query.Node{
-		{Node: &pg_query.Node_CaseWhen{CaseWhen: &pg_query.CaseWhen{Expr: test, Result: ifNull, Location: -1}}},
-	}, Defresult: other, Location: -1}}}
+	return caseNode(other, caseWhen(nullTest(proto.Clone(x).(*pg_query.Node), true), ifNull))
 }
 
 // concatNodes is p0 || p1 || ... (NULL if any part is NULL).
 func concatNodes(parts []*pg_query.Node) *pg_query.Node {
 	out := parts[0]
 	for _, p := range parts[1:] {
-		out = &pg_query.Node{Node: &pg_query.Node_AExpr{AExpr: &pg_query.A_Expr{Kind: pg_query.A_Expr_Kind_AEXPR_OP,
-			Name: []*pg_query.Node{pg_query.MakeStrNode("||")}, Lexpr: out, Rexpr: p, Location: -1}}}
+		out = opNode("||", out, p)
 	}
 	return out
 }

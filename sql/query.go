@@ -115,18 +115,18 @@ type translator struct {
 	// the statement has no other error (srf.go).
 	srfPending error
 	// Numeric read as text (rawnum.go): substRaw[i] whether relation i
-	// keeps its text; haveRaw some relation has such a column; rawUnsafe
+	// keeps its text; haveRaw some text flows in the statement; rawUnsafe
 	// every relation must be read as DECIMAL; keepRaw the select-list item
 	// being translated, keptRaw its column if it is one; rawCasts the
-	// CAST(ref AS DECIMAL) nodes made of references; noRaw: never keep
-	// the text (INSERT's source).
+	// __bsdb_dec(ref) nodes made of references; rawJoin a USING/NATURAL
+	// join may meet text; rawNext the next selectStmt is a level whose
+	// outputs may be text (a FROM subquery, a CTE, a UNION branch).
 	substRaw  []bool
 	haveRaw   bool
 	rawUnsafe bool
 	keepRaw   *pg_query.Node
 	keptRaw   *rawRef
 	rawCasts  map[*pg_query.Node]*rawRef
-	noRaw     bool
 	rawJoin   bool
 	rawNext   bool
 	// rawSubLink: the scalar subquery that is a whole select-list item
@@ -327,7 +327,7 @@ func (tr *translator) selectStmt(s *pg_query.SelectStmt, parent *scope) ([]colIn
 		tr.keepUnknownIn(s.Rarg)
 		// UNION's branches may give numeric text (rawnum.go); INTERSECT
 		// and EXCEPT compare rows, so theirs may not.
-		rawBranches := rawLevel && !tr.noRaw && s.Op == pg_query.SetOperation_SETOP_UNION
+		rawBranches := rawLevel && s.Op == pg_query.SetOperation_SETOP_UNION
 		tr.rawNext = rawBranches
 		l, err := tr.selectStmt(s.Larg, sc)
 		if err != nil {
@@ -379,7 +379,7 @@ func (tr *translator) selectStmt(s *pg_query.SelectStmt, parent *scope) ([]colIn
 		}
 		nameValues(s, len(cols))
 	default:
-		sc.raw = rawLevel && !tr.noRaw && (len(s.DistinctClause) == 0 || distinctAsGroupBy(s) || isDistinctOn(s))
+		sc.raw = rawLevel && (len(s.DistinctClause) == 0 || distinctAsGroupBy(s) || isDistinctOn(s))
 		sc.grouped = isGrouped(s) || len(s.DistinctClause) > 0
 		for _, f := range s.FromClause {
 			if err := tr.fromItem(f, sc); err != nil {
@@ -440,8 +440,7 @@ func (tr *translator) selectStmt(s *pg_query.SelectStmt, parent *scope) ([]colIn
 			if d != nil && sc.raw {
 				// DISTINCT ON an output (name or position) that is numeric
 				// text: by its DECIMAL (rawnum.go).
-				if sb := (&pg_query.SortBy{Node: d}); tr.rawOrderBy(sb, sc) {
-					d.Node = sb.Node.Node
+				if tr.rawOrderBy(d, sc) {
 					continue
 				}
 			}
@@ -458,7 +457,7 @@ func (tr *translator) selectStmt(s *pg_query.SelectStmt, parent *scope) ([]colIn
 		if sb == nil {
 			continue
 		}
-		if sc.raw && tr.rawOrderBy(sb, sc) {
+		if sc.raw && tr.rawOrderBy(sb.Node, sc) {
 			continue
 		}
 		if isPositional(sb.Node) {

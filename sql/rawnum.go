@@ -28,18 +28,23 @@ import (
 //   - Other select-list items of the outermost query whose type is numeric
 //     without a precision are printed with the scale PostgreSQL's rules
 //     give, computed next to the value: __bsdb_numfmt(value, scale), where
-//     the scale of a column is __bsdb_numscale(its text), of a literal its
+//     the scale of a column is __bsdb_ns(its text), of a literal its
 //     digits, of a + b greatest(sa, sb), of a * b sa + sb, of sum(a)
 //     max(sa), of min(a) arg_min(sa, a). An item outside these rules keeps
 //     DECIMAL(38,10)'s scale (README: limits).
-//   - The text is used only at the outermost query level of a SELECT
-//     without DISTINCT or set operations; everywhere else (subqueries, CTEs,
-//     set operation branches, DISTINCT) the relation is read through
-//     SELECT * REPLACE (CAST(c AS DECIMAL(38,10)) AS c), as before. If any
-//     column reference cannot be resolved (a join alias, an unknown
-//     relation), USING/NATURAL joins or whole-row references meet the text,
-//     every relation is read that way (rawUnsafe), so the text never
-//     reaches an operator unconverted.
+//   - The text is kept at the levels whose outputs are read through column
+//     references or go to the client: the outermost query, FROM subqueries,
+//     CTEs (not recursive ones), UNION branches (UNION without ALL becomes
+//     UNION ALL + GROUP BY), plain DISTINCT (as GROUP BY) and DISTINCT ON
+//     (keyed by the DECIMAL), a scalar subquery that is a whole select-list
+//     item. Elsewhere (subqueries in expressions, INTERSECT/EXCEPT
+//     branches) the relation is read through SELECT * REPLACE
+//     (__bsdb_dec(c) AS c). If any column reference cannot be resolved (a
+//     join alias, an unknown relation), USING/NATURAL joins or whole-row
+//     references meet the text, or * brings it into DISTINCT or a set
+//     operation, every relation is read that way (rawUnsafe) and formatted
+//     items go back to their DECIMAL, so the text never reaches an operator
+//     unconverted.
 
 // rawRef is a column reference to a numeric column read as text.
 type rawRef struct {
@@ -194,16 +199,16 @@ func (tr *translator) rawGroupBy(s *pg_query.SelectStmt, sc *scope) {
 	}
 }
 
-// rawOrderBy replaces an ORDER BY item naming a raw or formatted output
+// rawOrderBy replaces an ORDER BY (or DISTINCT ON) item naming a raw or
+// formatted output
 // (by name or position) with the output's DECIMAL expression. It reports
 // whether the item named an output (then it needs no translation: an
 // output name binds to the output in DuckDB as in PostgreSQL).
-func (tr *translator) rawOrderBy(sb *pg_query.SortBy, sc *scope) bool {
+func (tr *translator) rawOrderBy(item *pg_query.Node, sc *scope) bool {
 	k := -1
-	if isPositional(sb.Node) {
-		k = int(sb.Node.GetAConst().GetIval().GetIval()) - 1
-	} else if cr := sb.Node.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && cr.Fields[0].GetString_() != nil {
-		name := cr.Fields[0].GetString_().Sval
+	if isPositional(item) {
+		k = int(item.GetAConst().GetIval().GetIval()) - 1
+	} else if name, ok := bareName(item); ok {
 		for i, o := range sc.outputs {
 			if o.name == name {
 				k = i
@@ -217,7 +222,7 @@ func (tr *translator) rawOrderBy(sb *pg_query.SortBy, sc *scope) bool {
 		return false
 	}
 	if k >= 0 && k < len(sc.outDec) && sc.outDec[k] != nil {
-		sb.Node = proto.Clone(sc.outDec[k]).(*pg_query.Node)
+		item.Node = proto.Clone(sc.outDec[k]).(*pg_query.Node).Node
 		sc.sortedRaw = true
 	}
 	if sc.subLinkOut[k] {
@@ -334,7 +339,7 @@ func (tr *translator) numScale(n *pg_query.Node, sc *scope, grouped, inAgg bool)
 		if grouped && !inAgg {
 			return nil
 		}
-		return makeCall("__bsdb_numscale", -1, proto.Clone(r.ref).(*pg_query.Node))
+		return makeCall("__bsdb_ns", -1, proto.Clone(r.ref).(*pg_query.Node)) // numdiv.go: the scale of a numeric's text
 	}
 	switch v := n.GetNode().(type) {
 	case *pg_query.Node_ParamRef:
@@ -419,8 +424,7 @@ func (tr *translator) numScale(n *pg_query.Node, sc *scope, grouped, inAgg bool)
 		case "+", "-":
 			return makeCall("greatest", -1, l, r)
 		case "*":
-			return &pg_query.Node{Node: &pg_query.Node_AExpr{AExpr: &pg_query.A_Expr{
-				Kind: pg_query.A_Expr_Kind_AEXPR_OP, Name: []*pg_query.Node{pg_query.MakeStrNode("+")}, Lexpr: l, Rexpr: r, Location: -1}}}
+			return opNode("+", l, r)
 		}
 	case *pg_query.Node_MinMaxExpr:
 		// greatest/least: the chosen argument's scale (the first of equal
@@ -431,12 +435,10 @@ func (tr *translator) numScale(n *pg_query.Node, sc *scope, grouped, inAgg bool)
 			if sa == nil {
 				return nil
 			}
-			eq := &pg_query.Node{Node: &pg_query.Node_AExpr{AExpr: &pg_query.A_Expr{Kind: pg_query.A_Expr_Kind_AEXPR_OP,
-				Name: []*pg_query.Node{pg_query.MakeStrNode("=")}, Lexpr: proto.Clone(a).(*pg_query.Node),
-				Rexpr: proto.Clone(n).(*pg_query.Node), Location: -1}}}
-			whens = append(whens, &pg_query.Node{Node: &pg_query.Node_CaseWhen{CaseWhen: &pg_query.CaseWhen{Expr: eq, Result: sa, Location: -1}}})
+			eq := opNode("=", proto.Clone(a).(*pg_query.Node), proto.Clone(n).(*pg_query.Node))
+			whens = append(whens, caseWhen(eq, sa))
 		}
-		return &pg_query.Node{Node: &pg_query.Node_CaseExpr{CaseExpr: &pg_query.CaseExpr{Args: whens, Location: -1}}}
+		return caseNode(nil, whens...)
 	case *pg_query.Node_CoalesceExpr:
 		// The first non-null argument's scale.
 		var whens []*pg_query.Node
@@ -445,18 +447,13 @@ func (tr *translator) numScale(n *pg_query.Node, sc *scope, grouped, inAgg bool)
 			if sa == nil {
 				return nil
 			}
-			test := &pg_query.Node{Node: &pg_query.Node_NullTest{NullTest: &pg_query.NullTest{
-				Arg: proto.Clone(a).(*pg_query.Node), Nulltesttype: pg_query.NullTestType_IS_NOT_NULL, Location: -1}}}
-			whens = append(whens, &pg_query.Node{Node: &pg_query.Node_CaseWhen{CaseWhen: &pg_query.CaseWhen{Expr: test, Result: sa, Location: -1}}})
+			whens = append(whens, caseWhen(nullTest(proto.Clone(a).(*pg_query.Node), false), sa))
 		}
-		return &pg_query.Node{Node: &pg_query.Node_CaseExpr{CaseExpr: &pg_query.CaseExpr{Args: whens, Location: -1}}}
+		return caseNode(nil, whens...)
 	case *pg_query.Node_CaseExpr:
 		// The chosen branch's scale (the same conditions).
 		c := v.CaseExpr
-		out := &pg_query.CaseExpr{Arg: proto.Clone(c.Arg).(*pg_query.Node), Location: -1}
-		if c.Arg == nil {
-			out.Arg = nil
-		}
+		var whens []*pg_query.Node
 		for _, w := range c.Args {
 			cw := w.GetCaseWhen()
 			if cw == nil {
@@ -466,15 +463,19 @@ func (tr *translator) numScale(n *pg_query.Node, sc *scope, grouped, inAgg bool)
 			if sr == nil {
 				return nil
 			}
-			out.Args = append(out.Args, &pg_query.Node{Node: &pg_query.Node_CaseWhen{CaseWhen: &pg_query.CaseWhen{
-				Expr: proto.Clone(cw.Expr).(*pg_query.Node), Result: sr, Location: -1}}})
+			whens = append(whens, caseWhen(proto.Clone(cw.Expr).(*pg_query.Node), sr))
 		}
+		var def *pg_query.Node
 		if c.Defresult != nil {
-			if out.Defresult = tr.numScale(c.Defresult, sc, grouped, inAgg); out.Defresult == nil {
+			if def = tr.numScale(c.Defresult, sc, grouped, inAgg); def == nil {
 				return nil
 			}
 		}
-		return &pg_query.Node{Node: &pg_query.Node_CaseExpr{CaseExpr: out}}
+		out := caseNode(def, whens...)
+		if c.Arg != nil {
+			out.GetCaseExpr().Arg = proto.Clone(c.Arg).(*pg_query.Node)
+		}
+		return out
 	case *pg_query.Node_FuncCall:
 		fc := v.FuncCall
 		_, name := funcName(fc)
@@ -551,9 +552,9 @@ func literalScale(s string) *pg_query.Node {
 	return intConst(0)
 }
 
-// rawMacros are the Setup statements of __bsdb_numscale(text) (the scale
-// of a numeric's text) and __bsdb_numfmt(value, scale) (a DECIMAL printed
-// with the given scale: the digits beyond it are zeros by construction).
+// rawMacros are the Setup statements of __bsdb_numfmt(value, scale) (a
+// DECIMAL printed with the given scale: the digits beyond it are zeros by
+// construction; the scale of a numeric's text is numdiv.go's __bsdb_ns).
 //
 // __bsdb_dec(t) is the DECIMAL(38,10) of a numeric's text: DuckDB 1.5
 // casts text to DECIMAL(18,s) about 150 times faster than to
@@ -562,8 +563,6 @@ func literalScale(s string) *pg_query.Node {
 // others the wide cast.
 var rawMacros = []string{
 	"CREATE OR REPLACE TEMP MACRO __bsdb_dec(t) AS CAST(coalesce(TRY_CAST(t AS DECIMAL(18,10)), CAST(t AS DECIMAL(38,10))) AS DECIMAL(38,10))",
-	"CREATE OR REPLACE TEMP MACRO __bsdb_numscale(t) AS CASE WHEN strpos(CAST(t AS VARCHAR), '.') = 0 THEN 0 " +
-		"ELSE length(CAST(t AS VARCHAR)) - strpos(CAST(t AS VARCHAR), '.') END",
 	"CREATE OR REPLACE TEMP MACRO __bsdb_numfmt_t(t, s) AS CASE WHEN strpos(t, '.') = 0 THEN " +
 		"(CASE WHEN s > 0 THEN t || '.' || repeat('0', s) ELSE t END) " +
 		"WHEN s <= 0 THEN left(t, strpos(t, '.') - 1) " +
@@ -718,7 +717,7 @@ func (tr *translator) rawSetOp(sc *scope, cols []colInfo) {
 // unionAsGroupBy rewrites a UNION (without ALL) that has text outputs as
 //
 //	SELECT any_value(c1) AS c1, c2, ... FROM (a UNION ALL b) AS __bsdb_setop
-//	GROUP BY CAST(c1 AS DECIMAL(38,10)), c2, ...
+//	GROUP BY __bsdb_dec(c1), c2, ...
 //
 // so that equal values of different scales are one row, printed with the
 // scale of one of them (PostgreSQL keeps the first it sees). It reports
@@ -762,17 +761,16 @@ func (tr *translator) unionAsGroupBy(s *pg_query.SelectStmt, cols []colInfo) boo
 // input column: PostgreSQL looks at the input first) into that column's
 // position, so that rawGroupBy sees it.
 func groupByOutputName(g *pg_query.Node, sc *scope) {
-	cr := g.GetColumnRef()
-	if cr == nil || len(cr.Fields) != 1 || cr.Fields[0].GetString_() == nil {
+	name, ok := bareName(g)
+	if !ok {
 		return
 	}
-	if rel, _ := resolveColumn(cr, sc); rel != nil {
+	if rel, _ := resolveColumn(g.GetColumnRef(), sc); rel != nil {
 		return
 	}
-	name := cr.Fields[0].GetString_().Sval
 	for i, o := range sc.outputs {
 		if o.name == name {
-			g.Node = pg_query.MakeAConstIntNode(int64(i+1), cr.Location).Node
+			g.Node = pg_query.MakeAConstIntNode(int64(i+1), g.GetColumnRef().Location).Node
 			return
 		}
 	}
