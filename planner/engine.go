@@ -292,9 +292,16 @@ type WritePart struct {
 func (e *Engine) Commit(ctx context.Context, parts []WritePart, d wal.Durability) error {
 	tp := make([]txn.Part, len(parts))
 	for i, p := range parts {
-		tp[i] = txn.Part{Table: p.Table.T, Recs: p.Recs, BatchIDs: p.IDs}
+		// A transaction of one table may be merged with other small
+		// writes (txn.WriteOptions.Merge): its batches are then published
+		// under other ids, and rows mirrored under the staged ones are
+		// left for the collector.
+		tp[i] = txn.Part{Table: p.Table.T, Recs: p.Recs, BatchIDs: p.IDs, Merge: len(parts) == 1}
 	}
-	_, err := e.coord.Commit(ctx, tp, d)
+	res, err := e.coord.Commit(ctx, tp, d)
+	if err == nil && len(parts) == 1 && res[0].Batches == nil {
+		parts[0].Table.dropMirrored(parts[0].IDs)
+	}
 	return err
 }
 

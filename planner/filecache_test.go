@@ -43,7 +43,7 @@ func TestCacheLoadAfterBind(t *testing.T) {
 		col := b.NewArray()
 		rec := array.NewRecordBatch(tb.T.ArrowSchema(), []arrow.Array{col}, to-from)
 		col.Release()
-		if _, err := tb.Write(ctx, []arrow.RecordBatch{rec}, wal.DurabilitySync, nil); err != nil {
+		if _, err := tb.Write(ctx, []arrow.RecordBatch{rec}, wal.DurabilitySync, nil, false); err != nil {
 			t.Fatal(err)
 		}
 		rec.Release()
@@ -125,7 +125,7 @@ func TestCacheSweepsDroppedTables(t *testing.T) {
 		b.Append(1)
 		col := b.NewArray()
 		rec := array.NewRecordBatch(tb.T.ArrowSchema(), []arrow.Array{col}, 1)
-		if _, err := tb.Write(ctx, []arrow.RecordBatch{rec}, wal.DurabilitySync, nil); err != nil {
+		if _, err := tb.Write(ctx, []arrow.RecordBatch{rec}, wal.DurabilitySync, nil, false); err != nil {
 			t.Fatal(err)
 		}
 		rec.Release()

@@ -244,11 +244,30 @@ func (t *Table) unmirror(ctx context.Context, ids []uint64) {
 	t.collect()
 }
 
+// dropMirrored has the collector delete the mirror's rows of the given
+// batch ids, if any reached it (staged batches that were committed under
+// other ids).
+func (t *Table) dropMirrored(ids []uint64) {
+	t.mirMu.Lock()
+	found := false
+	for _, id := range ids {
+		if _, ok := t.mirrored[id]; ok {
+			found = true
+			break
+		}
+	}
+	t.mirMu.Unlock()
+	if found {
+		t.unmirror(context.Background(), ids)
+	}
+}
+
 // Write writes batches as one transaction (WAL, then visible). ids may be
 // preallocated (a transaction's staged batches, already mirrored) or nil.
 // The mirror is filled lazily by the first statement that reads them.
-func (t *Table) Write(ctx context.Context, recs []arrow.RecordBatch, d wal.Durability, ids []uint64) (txn.WriteResult, error) {
-	return t.T.Write(ctx, recs, txn.WriteOptions{Durability: d, BatchIDs: ids})
+// merge: the caller needs no batch ids back (txn.WriteOptions.Merge).
+func (t *Table) Write(ctx context.Context, recs []arrow.RecordBatch, d wal.Durability, ids []uint64, merge bool) (txn.WriteResult, error) {
+	return t.T.Write(ctx, recs, txn.WriteOptions{Durability: d, BatchIDs: ids, Merge: merge})
 }
 
 // Stage returns ids for the batches of an open transaction. They are

@@ -141,7 +141,7 @@ func (p *insertPlan) execute(ctx context.Context, maxRows int, w pgwire.ResultWr
 		p.t.HoldMirror()
 		defer p.t.ReleaseMirror()
 	}
-	ids, err := s.write(ctx, p.t, recs)
+	ids, err := s.writeIDs(ctx, p.t, recs, p.ret != nil)
 	if err != nil {
 		return false, err
 	}

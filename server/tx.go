@@ -65,13 +65,21 @@ func (tx *txState) pendingBatches(t *planner.Table) []txn.Batch {
 func (tx *txState) hasWrites() bool { return tx != nil && len(tx.writes) > 0 }
 
 // write makes recs part of the session's transaction, or, outside one, a
-// transaction of their own (durable and visible when this returns).
+// transaction of their own (durable and visible when this returns), and
+// returns the batch ids.
 func (s *session) write(ctx context.Context, t *planner.Table, recs []arrow.RecordBatch) ([]uint64, error) {
+	return s.writeIDs(ctx, t, recs, true)
+}
+
+// writeIDs is write; the batch ids are returned only if wantIDs (RETURNING
+// reads the rows by them); without, a small autocommit write may be merged
+// with concurrent ones (txn.WriteOptions.Merge).
+func (s *session) writeIDs(ctx context.Context, t *planner.Table, recs []arrow.RecordBatch, wantIDs bool) ([]uint64, error) {
 	if len(recs) == 0 {
 		return nil, nil
 	}
 	if s.tx == nil {
-		res, err := t.Write(ctx, recs, s.set.durability(), nil)
+		res, err := t.Write(ctx, recs, s.set.durability(), nil, !wantIDs)
 		if err != nil {
 			return nil, err
 		}

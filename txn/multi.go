@@ -46,6 +46,8 @@ type Part struct {
 	Recs  []arrow.RecordBatch
 	// BatchIDs as in WriteOptions (nil: assigned here).
 	BatchIDs []uint64
+	// Merge as in WriteOptions; only a single part is merged.
+	Merge bool
 }
 
 // Commit writes parts as one transaction: once it returns nil, the
@@ -55,7 +57,7 @@ type Part struct {
 // table's batches must have its schema. A single part is a plain Write.
 func (c *Coordinator) Commit(ctx context.Context, parts []Part, d wal.Durability) ([]WriteResult, error) {
 	if len(parts) == 1 {
-		res, err := parts[0].Table.Write(ctx, parts[0].Recs, WriteOptions{Durability: d, BatchIDs: parts[0].BatchIDs})
+		res, err := parts[0].Table.Write(ctx, parts[0].Recs, WriteOptions{Durability: d, BatchIDs: parts[0].BatchIDs, Merge: parts[0].Merge})
 		return []WriteResult{res}, err
 	}
 	// Take the tables' maintenance locks in one global order (the prefix):

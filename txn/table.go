@@ -140,6 +140,11 @@ type Table struct {
 	pwMu sync.RWMutex // pending_writes
 	pw   pendingWrites
 
+	mq struct { // small writes waiting to be merged (merge.go)
+		mu sync.Mutex
+		q  mergeQueue
+	}
+
 	drainMu sync.Mutex
 	drained chan struct{} // closed (and replaced) after every commit
 

@@ -22,6 +22,12 @@ type WriteOptions struct {
 	// BatchIDs, if set, are the ids of the batches (from AllocBatchIDs), one
 	// per batch; the caller mirrored them already.
 	BatchIDs []uint64
+	// Merge lets a small write (at most mergeMaxRows rows, no BeforeAppend
+	// or AfterFailure) share one WAL transaction and one buffered batch
+	// with the small writes that other goroutines make to the table at the
+	// same time (see writeMerged). The caller must not rely on batch ids:
+	// the result has no Batches, and BatchIDs are not used.
+	Merge bool
 }
 
 // AllocBatchIDs reserves n batch ids for a later Write.
@@ -39,7 +45,7 @@ type WriteResult struct {
 	TxID    uuid.UUID
 	Seq     uint64
 	Rows    int64
-	Batches []Batch
+	Batches []Batch // nil for a merged write
 }
 
 // Write writes recs as one transaction. It returns once the transaction is
@@ -57,6 +63,16 @@ func (t *Table) Write(ctx context.Context, recs []arrow.RecordBatch, opts WriteO
 	if err := t.waitForRoom(ctx); err != nil {
 		return WriteResult{}, err
 	}
+	if opts.Merge && opts.BeforeAppend == nil && opts.AfterFailure == nil {
+		if rows := totalRows(recs); rows <= mergeMaxRows {
+			return t.writeMerged(ctx, recs, rows, opts.Durability)
+		}
+	}
+	return t.write(ctx, recs, opts)
+}
+
+// write is Write without merging.
+func (t *Table) write(ctx context.Context, recs []arrow.RecordBatch, opts WriteOptions) (WriteResult, error) {
 	t.maint.RLock()
 	if t.closed.Load() {
 		t.maint.RUnlock()
