@@ -34,9 +34,12 @@ type batchBuilder struct {
 	limit int
 }
 
+// defaultBatchRows is the rows per batch of a batchBuilder by default.
+const defaultBatchRows = 64 << 10
+
 func newBatchBuilder(sch *schema.Schema, as *arrow.Schema, limit int) *batchBuilder {
 	if limit <= 0 {
-		limit = 64 << 10
+		limit = defaultBatchRows
 	}
 	return &batchBuilder{sch: sch, arrow: as, rb: array.NewRecordBuilder(memory.DefaultAllocator, as), limit: limit}
 }

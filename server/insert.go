@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/pgwire"
@@ -23,6 +24,7 @@ type insertPlan struct {
 	b       *binder
 	ret     *selectPlan // RETURNING, or nil
 	retCols []resultCol
+	cache   *insertCache // the statement's cached translation, or nil
 }
 
 func (s *session) planInsert(ctx context.Context, st *bsql.Statement, params, canon []any, formats []int16) (plan, error) {
@@ -50,8 +52,7 @@ func (s *session) planInsert(ctx context.Context, st *bsql.Statement, params, ca
 		b.release()
 		return nil, err
 	}
-	s.cacheInsert(st, ins, t)
-	p := &insertPlan{s: s, ins: ins, t: t, info: tableInfo(t), args: params, canon: canon, b: b}
+	p := &insertPlan{s: s, ins: ins, t: t, info: tableInfo(t), args: params, canon: canon, b: b, cache: s.cacheInsert(st, ins, t)}
 	if ins.Returning != nil {
 		if err := s.returningView(ctx, t, nil); err != nil {
 			b.release()
@@ -74,6 +75,10 @@ type insertCache struct {
 	ins *bsql.Insert
 	t   *planner.Table
 	key string
+	// rb is the Arrow builder of the last execution, reused by the next
+	// (nil while an execution uses it); its builders are empty between
+	// executions.
+	rb *array.RecordBuilder
 }
 
 func (s *session) insertCacheKey() string {
@@ -96,12 +101,19 @@ func (s *session) cachedInsert(ctx context.Context, st *bsql.Statement) *bsql.In
 	return c.ins
 }
 
-func (s *session) cacheInsert(st *bsql.Statement, ins *bsql.Insert, t *planner.Table) {
+// cacheInsert caches ins for st (if it can be) and returns the cache.
+func (s *session) cacheInsert(st *bsql.Statement, ins *bsql.Insert, t *planner.Table) *insertCache {
 	if ins.Direct == nil || ins.Returning != nil {
 		st.PlanCache = nil
-		return
+		return nil
 	}
-	st.PlanCache = &insertCache{ins: ins, t: t, key: s.insertCacheKey()}
+	key := s.insertCacheKey()
+	if c, ok := st.PlanCache.(*insertCache); ok && c.ins == ins && c.t == t && c.key == key {
+		return c
+	}
+	c := &insertCache{ins: ins, t: t, key: key}
+	st.PlanCache = c
+	return c
 }
 
 // returningView (re)creates the session's __bsdb_returning view over the
@@ -215,7 +227,14 @@ func (p *insertPlan) buildBatches(ctx context.Context) ([]arrow.RecordBatch, int
 // cast in Source would.
 func (p *insertPlan) directBatches() ([]arrow.RecordBatch, int64, error) {
 	cols := p.t.Schema.Columns
-	bb := newBatchBuilder(p.t.Schema, p.t.T.ArrowSchema(), 0)
+	as := p.t.T.ArrowSchema()
+	var bb *batchBuilder
+	if c := p.cache; c != nil && c.rb != nil && c.rb.Schema() == as {
+		bb = &batchBuilder{sch: p.t.Schema, arrow: as, rb: c.rb, limit: defaultBatchRows}
+		c.rb = nil
+	} else {
+		bb = newBatchBuilder(p.t.Schema, as, 0)
+	}
 	row := make([]any, len(cols))
 	var txStart, stmtStart time.Time
 	for _, dr := range p.ins.Direct {
@@ -244,5 +263,10 @@ func (p *insertPlan) directBatches() ([]arrow.RecordBatch, int64, error) {
 			return nil, 0, err
 		}
 	}
-	return bb.finish(), int64(len(p.ins.Direct)), nil
+	if p.cache == nil {
+		return bb.finish(), int64(len(p.ins.Direct)), nil
+	}
+	bb.cut()
+	p.cache.rb = bb.rb // empty again: kept for the next execution
+	return bb.out, int64(len(p.ins.Direct)), nil
 }
