@@ -47,6 +47,8 @@ type segment struct {
 	txs    map[uuid.UUID]struct{}
 	failed error // a write or encode failed: no further appends
 
+	zeroState // zero-filling of the preallocated space (zero.go)
+
 	written atomic.Int64 // bytes whose Write has returned; sampled by sync leaders
 
 	smu     sync.Mutex
@@ -60,6 +62,7 @@ type segment struct {
 func newSegment(w *WAL, name, path string, lock io.Closer, f vfs.File) *segment {
 	s := &segment{name: name, path: path, lock: lock, f: f, wal: w, txs: map[uuid.UUID]struct{}{}}
 	s.cond.L = &s.smu
+	s.zeroState.init()
 	s.w = ipc.NewWriter(&s.buf, ipc.WithSchema(w.opts.Schema), ipc.WithAllocator(memory.DefaultAllocator))
 	return s
 }
@@ -67,14 +70,21 @@ func newSegment(w *WAL, name, path string, lock io.Closer, f vfs.File) *segment 
 // writeLocked writes p at the end of the segment.
 // REQUIRES: WAL.mu held.
 func (s *segment) writeLocked(p []byte) error {
-	if s.alloc > 0 && s.size+int64(len(p)) > s.alloc {
-		want := s.size + int64(len(p)) + s.wal.opts.Preallocate
+	end := s.size + int64(len(p))
+	if end > s.zfloor.Load() {
+		s.stopZeroing() // it may write where p goes
+	}
+	grown := false
+	if s.alloc > 0 && end > s.alloc {
+		want := end + s.wal.opts.Preallocate
 		if err := vfs.Allocate(s.f, want); err != nil {
 			s.failed = fmt.Errorf("%w: preallocate %s to %d bytes: %v", ErrSegmentFailed, s.name, want, err)
 			return s.failed
 		}
 		s.alloc = want
+		grown = true
 	}
+	first := s.size == 0
 	n, err := s.f.Write(p)
 	s.size += int64(n)
 	s.written.Store(s.size)
@@ -84,6 +94,9 @@ func (s *segment) writeLocked(p []byte) error {
 	if err != nil {
 		s.failed = fmt.Errorf("%w: write %s at %d: %v", ErrSegmentFailed, s.name, s.size-int64(n), err)
 		return s.failed
+	}
+	if grown || first { // new allocated space past the appends
+		s.maybeStartZeroingLocked()
 	}
 	return nil
 }
@@ -144,6 +157,7 @@ func (s *segment) waitSynced(target int64) error {
 
 // close waits for a running leader and closes the file.
 func (s *segment) close() error {
+	s.stopZeroing()
 	s.smu.Lock()
 	for s.syncing {
 		s.cond.Wait()
@@ -162,6 +176,7 @@ func (s *segment) close() error {
 // the seal's fdatasync, which makes the new size durable with the data).
 // REQUIRES: WAL.mu held.
 func (s *segment) trimLocked() error {
+	s.stopZeroing()
 	if s.alloc <= s.size {
 		return nil
 	}

@@ -30,6 +30,7 @@ const (
 	OpTruncate
 	OpClose
 	OpAllocate
+	OpWriteZeros
 	numOps
 )
 
@@ -38,7 +39,7 @@ var opNames = [numOps]string{
 	OpRename: "rename", OpMkdirAll: "mkdirall", OpReadDir: "readdir", OpStat: "stat",
 	OpSyncDir: "syncdir", OpLock: "lock", OpRead: "read", OpReadAt: "readat",
 	OpWrite: "write", OpSync: "sync", OpSyncData: "syncdata", OpFileStat: "file-stat",
-	OpTruncate: "truncate", OpClose: "close", OpAllocate: "allocate",
+	OpTruncate: "truncate", OpClose: "close", OpAllocate: "allocate", OpWriteZeros: "write-zeros",
 }
 
 func (o Op) String() string {
@@ -222,6 +223,17 @@ func (f *faultyFile) Allocate(size int64) error {
 		return err
 	}
 	return Allocate(f.inner, size)
+}
+
+func (f *faultyFile) WriteZeros(off, n int64) error {
+	if err := f.fs.check(OpWriteZeros, f.name); err != nil {
+		return err
+	}
+	z, ok := f.inner.(Zeroer)
+	if !ok {
+		return ErrNoZeros
+	}
+	return z.WriteZeros(off, n)
 }
 
 func (f *faultyFile) Truncate(size int64) error {

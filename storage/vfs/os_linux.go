@@ -6,6 +6,8 @@ import (
 	"errors"
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // fdatasync flushes file data and the size. It falls back to fsync only when
@@ -33,6 +35,39 @@ func fdatasync(f *os.File) error {
 	}
 	if serr != nil {
 		return &os.PathError{Op: "fdatasync", Path: f.Name(), Err: serr}
+	}
+	return nil
+}
+
+// zeros is the source of WriteZeros.
+var zeros = make([]byte, 256<<10)
+
+// WriteZeros implements Zeroer.
+func (f osFile) WriteZeros(off, n int64) error {
+	for done := int64(0); done < n; {
+		k := min(n-done, int64(len(zeros)))
+		if _, err := f.File.WriteAt(zeros[:k], off+done); err != nil {
+			return err
+		}
+		done += k
+	}
+	rc, err := f.File.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	if err := rc.Control(func(fd uintptr) {
+		for {
+			serr = unix.SyncFileRange(int(fd), off, n, unix.SYNC_FILE_RANGE_WAIT_BEFORE|unix.SYNC_FILE_RANGE_WRITE|unix.SYNC_FILE_RANGE_WAIT_AFTER)
+			if serr != syscall.EINTR {
+				return
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	if serr != nil {
+		return &os.PathError{Op: "sync_file_range", Path: f.Name(), Err: serr}
 	}
 	return nil
 }

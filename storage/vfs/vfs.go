@@ -33,6 +33,20 @@ type Allocator interface {
 	Allocate(size int64) error
 }
 
+// Zeroer is implemented by files that can turn allocated space into
+// written zeros ahead of the appends that will overwrite it.
+type Zeroer interface {
+	// WriteZeros writes n zero bytes at off without moving the file offset
+	// (pwrite; safe while another goroutine appends below off) and waits
+	// until they reached the device, data only (Linux: sync_file_range).
+	// It neither syncs metadata nor consumes a write-back error: a later
+	// SyncData still reports any. off+n must not exceed the file size.
+	WriteZeros(off, n int64) error
+}
+
+// ErrNoZeros is returned by a Zeroer wrapping a file that is none.
+var ErrNoZeros = errors.New("vfs: writing zeros ahead not supported")
+
 // ErrNoAllocate is returned by Allocate for files and filesystems that
 // cannot reserve space; callers carry on without preallocating.
 var ErrNoAllocate = errors.New("vfs: preallocation not supported")

@@ -1,0 +1,123 @@
+package wal
+
+import (
+	"errors"
+	"log/slog"
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"github.com/bsdb/bsdb-pg/storage/vfs"
+)
+
+// Zero-filling the preallocated space of the active segment.
+//
+// fallocate(2) reserves blocks as "unwritten" extents: an append into them
+// marks its blocks written, a metadata change that the commit's fdatasync
+// must put through the filesystem journal, on ext4 about one journal
+// commit per new 4 KiB block. PostgreSQL avoids it by writing its WAL
+// segments full of zeros before use. So do we, in the background: after
+// space is allocated, a zeroer goroutine overwrites it with zeros, in
+// chunks, ahead of the appends, and waits for each chunk to reach the
+// device (vfs.Zeroer: data only, it never syncs or consumes a write-back
+// error, so the commits' fdatasyncs keep reporting every failure). Appends
+// into zeroed blocks then overwrite written blocks and their fdatasync
+// carries no metadata (measured on this machine's disk: see the commit).
+//
+// The zeroer never writes where an append may be: it publishes the lowest
+// offset it may still write (zfloor) before writing there, and only moves
+// it up; an append whose end passes the floor stops the zeroer first
+// (waiting for the chunk in flight). The rest stays allocated, unzeroed:
+// slower to sync, equally correct. Recovery reads zeros after the last
+// frame as the end of the stream either way.
+
+// zeroChunk is the bytes the zeroer writes (and waits for) at a time.
+const zeroChunk = 1 << 20
+
+// zeroSlack is the distance between the end of the appends and the first
+// byte a new zeroer writes, so that the next appends do not stop it at once.
+const zeroSlack = 256 << 10
+
+// zeroJob is one zeroer goroutine's range. stop is guarded by segment.zmu.
+type zeroJob struct {
+	stop bool
+	done chan struct{}
+}
+
+// zeroState is a segment's zero-filling state.
+type zeroState struct {
+	zmu    sync.Mutex // held while a chunk is written
+	zjob   *zeroJob   // the running zeroer, or nil (guarded by zmu)
+	zfloor atomic.Int64
+	zeroed atomic.Int64 // bytes zeroed by finished chunks (stats, tests)
+}
+
+func (z *zeroState) init() { z.zfloor.Store(math.MaxInt64) }
+
+// maybeStartZeroingLocked starts a zeroer over the allocated space past the
+// appends, if the file supports it and none runs.
+// REQUIRES: WAL.mu held.
+func (s *segment) maybeStartZeroingLocked() {
+	if s.wal.opts.UnsafeNoSync || s.alloc <= 0 {
+		return
+	}
+	zf, ok := s.f.(vfs.Zeroer)
+	if !ok {
+		return
+	}
+	from := (s.size + zeroSlack + 4095) &^ 4095
+	to := s.alloc
+	if from >= to {
+		return
+	}
+	s.zmu.Lock()
+	defer s.zmu.Unlock()
+	if s.zjob != nil {
+		return
+	}
+	job := &zeroJob{done: make(chan struct{})}
+	s.zjob = job
+	s.zfloor.Store(from)
+	go s.zeroer(zf, job, from, to)
+}
+
+func (s *segment) zeroer(zf vfs.Zeroer, job *zeroJob, from, to int64) {
+	defer close(job.done)
+	for off := from; off < to; off += zeroChunk {
+		n := min(int64(zeroChunk), to-off)
+		s.zmu.Lock()
+		if job.stop {
+			s.zmu.Unlock()
+			return
+		}
+		s.zfloor.Store(off)
+		err := zf.WriteZeros(off, n)
+		s.zmu.Unlock()
+		if err != nil {
+			if errors.Is(err, vfs.ErrNoZeros) {
+				break
+			}
+			s.wal.opts.Logger.Warn("wal: zero-filling preallocated space failed; appends there sync slower", slog.String("segment", s.name), slog.Any("err", err))
+			break
+		}
+		s.zeroed.Add(n)
+	}
+	s.zmu.Lock()
+	if s.zjob == job {
+		s.zjob = nil
+		s.zfloor.Store(math.MaxInt64)
+	}
+	s.zmu.Unlock()
+}
+
+// stopZeroing stops the zeroer, if one runs, after its chunk in flight: no
+// zeros are written once it returns.
+func (s *segment) stopZeroing() {
+	s.zmu.Lock()
+	if s.zjob != nil {
+		s.zjob.stop = true
+		s.zjob = nil
+		s.zfloor.Store(math.MaxInt64)
+	}
+	s.zmu.Unlock()
+}
