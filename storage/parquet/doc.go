@@ -17,6 +17,10 @@
 //     enabled;
 //   - dictionary encoding off for mostly-distinct kinds (int64, float64,
 //     decimal, time, timestamp(tz), uuid, interval), on for the others;
+//   - integer and temporal columns DELTA_BINARY_PACKED when a sample of
+//     the file's first rows shows them (nearly) in order, PLAIN otherwise
+//     (encoding.go: chosen per file, from the first batch given to Writer
+//     or the batches given to WriteFile);
 //   - the Arrow schema stored in the file metadata (ARROW:schema), so
 //     readers get back the exact Arrow types and field metadata;
 //   - every column carries its Iceberg field id (PARQUET:field_id from
