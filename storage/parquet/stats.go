@@ -66,6 +66,78 @@ func (cs *colStats) int(v int64) {
 	cs.imin, cs.imax = min(cs.imin, v), max(cs.imax, v)
 }
 
+// foldInts folds the non-null values of a (vals are its values) into the
+// integer bounds: one pass over the values slice, the validity bitmap only
+// read when a has nulls (this pass is on a bulk load's critical path).
+func foldInts[T int16 | int32 | int64 | arrow.Date32 | arrow.Time64 | arrow.Timestamp](cs *colStats, a arrow.Array, vals []T) {
+	nulls := a.NullN() > 0
+	lo, hi, has := cs.imin, cs.imax, cs.has
+	for i, v := range vals {
+		if nulls && a.IsNull(i) {
+			continue
+		}
+		x := int64(v)
+		if !has {
+			lo, hi, has = x, x, true
+		}
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	cs.imin, cs.imax, cs.has = lo, hi, has
+}
+
+// foldFloats is foldInts for float64: NaNs are skipped and -0 is below +0
+// (as math.Min and math.Max order them).
+func foldFloats(cs *colStats, a arrow.Array, vals []float64) {
+	nulls := a.NullN() > 0
+	lo, hi, has := cs.fmin, cs.fmax, cs.has
+	for i, v := range vals {
+		if v != v || nulls && a.IsNull(i) {
+			continue
+		}
+		if !has {
+			lo, hi, has = v, v, true
+		}
+		if v < lo || v == lo && math.Signbit(v) {
+			lo = v
+		}
+		if v > hi || v == hi && !math.Signbit(v) {
+			hi = v
+		}
+	}
+	cs.fmin, cs.fmax, cs.has = lo, hi, has
+}
+
+// foldBytes folds the non-null values of a string or binary array a (its
+// values buffer and offsets) into the byte bounds. Values are slices of
+// the buffer, no copy per value (a new bound is cloned), and a value whose
+// first byte is above the minimum's (below the maximum's) skips that
+// comparison.
+func foldBytes(cs *colStats, a arrow.Array, data []byte, offs []int32) {
+	if a.Len() == 0 {
+		return
+	}
+	nulls := a.NullN() > 0
+	lo, hi, has := cs.bmin, cs.bmax, cs.has
+	base := offs[0]
+	for i := 0; i < a.Len(); i++ {
+		if nulls && a.IsNull(i) {
+			continue
+		}
+		v := data[offs[i]-base : offs[i+1]-base]
+		if !has {
+			lo, hi, has = bytes.Clone(v), bytes.Clone(v), true
+			continue
+		}
+		if (len(v) == 0 || len(lo) == 0 || v[0] <= lo[0]) && bytes.Compare(v, lo) < 0 {
+			lo = bytes.Clone(v)
+		}
+		if (len(v) == 0 || len(hi) == 0 || v[0] >= hi[0]) && bytes.Compare(v, hi) > 0 {
+			hi = bytes.Clone(v)
+		}
+	}
+	cs.bmin, cs.bmax, cs.has = lo, hi, has
+}
+
 func (cs *colStats) float(v float64) {
 	if math.IsNaN(v) {
 		return
@@ -105,41 +177,17 @@ func (cs *colStats) update(a arrow.Array) error {
 			}
 		}
 	case *array.Int16:
-		for i := 0; i < n; i++ {
-			if a.IsValid(i) {
-				cs.int(int64(a.Value(i)))
-			}
-		}
+		foldInts(cs, a, a.Int16Values())
 	case *array.Int32:
-		for i := 0; i < n; i++ {
-			if a.IsValid(i) {
-				cs.int(int64(a.Value(i)))
-			}
-		}
+		foldInts(cs, a, a.Int32Values())
 	case *array.Int64:
-		for i := 0; i < n; i++ {
-			if a.IsValid(i) {
-				cs.int(a.Value(i))
-			}
-		}
+		foldInts(cs, a, a.Int64Values())
 	case *array.Date32:
-		for i := 0; i < n; i++ {
-			if a.IsValid(i) {
-				cs.int(int64(a.Value(i)))
-			}
-		}
+		foldInts(cs, a, a.Date32Values())
 	case *array.Time64:
-		for i := 0; i < n; i++ {
-			if a.IsValid(i) {
-				cs.int(int64(a.Value(i)))
-			}
-		}
+		foldInts(cs, a, a.Time64Values())
 	case *array.Timestamp:
-		for i := 0; i < n; i++ {
-			if a.IsValid(i) {
-				cs.int(int64(a.Value(i)))
-			}
-		}
+		foldInts(cs, a, a.TimestampValues())
 	case *array.Float32:
 		for i := 0; i < n; i++ {
 			if a.IsValid(i) {
@@ -147,11 +195,7 @@ func (cs *colStats) update(a arrow.Array) error {
 			}
 		}
 	case *array.Float64:
-		for i := 0; i < n; i++ {
-			if a.IsValid(i) {
-				cs.float(a.Value(i))
-			}
-		}
+		foldFloats(cs, a, a.Float64Values())
 	case *array.Decimal128:
 		for i := 0; i < n; i++ {
 			if !a.IsValid(i) {
@@ -170,20 +214,9 @@ func (cs *colStats) update(a arrow.Array) error {
 			}
 		}
 	case *array.String:
-		// Slices of the values buffer, no copy per value (bytes clones
-		// what it keeps).
-		data, offs := a.ValueBytes(), a.ValueOffsets()
-		for i := 0; i < n; i++ {
-			if a.IsValid(i) {
-				cs.bytes(data[offs[i]-offs[0] : offs[i+1]-offs[0]])
-			}
-		}
+		foldBytes(cs, a, a.ValueBytes(), a.ValueOffsets())
 	case *array.Binary:
-		for i := 0; i < n; i++ {
-			if a.IsValid(i) {
-				cs.bytes(a.Value(i))
-			}
-		}
+		foldBytes(cs, a, a.ValueBytes(), a.ValueOffsets())
 	case *extensions.UUIDArray:
 		st := a.Storage().(*array.FixedSizeBinary)
 		for i := 0; i < n; i++ {
