@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/bsdb/bsdb-pg/storage/catalog"
 )
 
 // BenchmarkInsertPrepared is figure 2 of the benchmark harness in
@@ -62,9 +64,21 @@ func benchmarkInsert(b *testing.B, conns int, mode string) {
 		}(c)
 	}
 	wg.Wait()
+	el := b.Elapsed()
 	b.StopTimer()
 	close(errs)
 	if err := <-errs; err != nil {
 		b.Fatal(err)
+	}
+	// How much the WAL transactions were shared (merged writes) and what
+	// the fdatasyncs cost: the figures that explain ns/op.
+	tb, err := ts.eng.Table(ctx, catalog.TableID{Database: "postgres", Schema: "public", Name: "events"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	st := tb.T.WAL().Stats()
+	b.ReportMetric(float64(b.N)/float64(max(st.Appends, 1)), "inserts/append")
+	if st.Syncs > 0 {
+		b.ReportMetric(float64(st.Syncs)/el.Seconds(), "syncs/s")
 	}
 }
