@@ -74,7 +74,6 @@ func (s *segment) writeLocked(p []byte) error {
 	if end > s.zfloor.Load() {
 		s.stopZeroing() // it may write where p goes
 	}
-	grown := false
 	if s.alloc > 0 && end > s.alloc {
 		want := end + s.wal.opts.Preallocate
 		if err := vfs.Allocate(s.f, want); err != nil {
@@ -82,9 +81,7 @@ func (s *segment) writeLocked(p []byte) error {
 			return s.failed
 		}
 		s.alloc = want
-		grown = true
 	}
-	first := s.size == 0
 	n, err := s.f.Write(p)
 	s.size += int64(n)
 	s.written.Store(s.size)
@@ -95,9 +92,7 @@ func (s *segment) writeLocked(p []byte) error {
 		s.failed = fmt.Errorf("%w: write %s at %d: %v", ErrSegmentFailed, s.name, s.size-int64(n), err)
 		return s.failed
 	}
-	if grown || first { // new allocated space past the appends
-		s.maybeStartZeroingLocked()
-	}
+	s.maybeStartZeroingLocked()
 	return nil
 }
 

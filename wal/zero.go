@@ -31,12 +31,26 @@ import (
 // slower to sync, equally correct. Recovery reads zeros after the last
 // frame as the end of the stream either way.
 
+//
+// Only a segment that is being filled gets zeros, and only a window ahead
+// of its appends: zeroing starts once the segment holds zeroStartBytes
+// and keeps the zeroed space zeroWindow ahead, so a table that takes a row
+// now and then (a new segment after each of its commits) writes no zeros,
+// and a busy one about as many bytes of zeros as of WAL.
+
 // zeroChunk is the bytes the zeroer writes (and waits for) at a time.
 const zeroChunk = 1 << 20
 
 // zeroSlack is the distance between the end of the appends and the first
 // byte a new zeroer writes, so that the next appends do not stop it at once.
 const zeroSlack = 256 << 10
+
+// zeroStartBytes: a segment smaller than this gets no zeros.
+const zeroStartBytes = 256 << 10
+
+// zeroWindow is how far ahead of the appends the space is zeroed; a new
+// zeroer starts when less than half of it is left.
+const zeroWindow = 4 << 20
 
 // zeroJob is one zeroer goroutine's range. stop is guarded by segment.zmu.
 type zeroJob struct {
@@ -50,23 +64,25 @@ type zeroState struct {
 	zjob   *zeroJob   // the running zeroer, or nil (guarded by zmu)
 	zfloor atomic.Int64
 	zeroed atomic.Int64 // bytes zeroed by finished chunks (stats, tests)
+	zto    atomic.Int64 // end of the zeroed space (0: none yet)
 }
 
 func (z *zeroState) init() { z.zfloor.Store(math.MaxInt64) }
 
-// maybeStartZeroingLocked starts a zeroer over the allocated space past the
-// appends, if the file supports it and none runs.
+// maybeStartZeroingLocked starts a zeroer over the next window of the
+// allocated space past the appends, if the segment is busy enough, the
+// zeroed space ahead is short, the file supports it and none runs.
 // REQUIRES: WAL.mu held.
 func (s *segment) maybeStartZeroingLocked() {
-	if s.wal.opts.UnsafeNoSync || s.alloc <= 0 {
+	if s.wal.opts.UnsafeNoSync || s.alloc <= 0 || s.size < zeroStartBytes || s.zto.Load()-s.size >= zeroWindow/2 {
 		return
 	}
 	zf, ok := s.f.(vfs.Zeroer)
 	if !ok {
 		return
 	}
-	from := (s.size + zeroSlack + 4095) &^ 4095
-	to := s.alloc
+	from := max(s.zto.Load(), (s.size+zeroSlack+4095)&^4095)
+	to := min(s.alloc, from+zeroWindow)
 	if from >= to {
 		return
 	}
@@ -101,6 +117,7 @@ func (s *segment) zeroer(zf vfs.Zeroer, job *zeroJob, from, to int64) {
 			break
 		}
 		s.zeroed.Add(n)
+		s.zto.Store(off + n)
 	}
 	s.zmu.Lock()
 	if s.zjob == job {

@@ -14,15 +14,16 @@ import (
 	"github.com/bsdb/bsdb-pg/storage/vfs"
 )
 
-// TestZeroFillAheadOfAppends: the preallocated space of the active
-// segment is overwritten with zeros in the background, and the zeroing
-// never touches appended bytes: appends of mixed sizes race the zeroer
+// TestZeroFillAheadOfAppends: the preallocated space of a busy active
+// segment (not of one that holds a few rows) is overwritten with zeros in
+// the background, a window ahead of the appends, and the zeroing never
+// touches appended bytes: appends of mixed sizes race the zeroer
 // (small ones that leave it running, large ones that overtake it and
 // extend the reservation), and after a crash (the files copied as they
 // are) every acknowledged transaction is recovered with its rows intact.
 func TestZeroFillAheadOfAppends(t *testing.T) {
 	dir := t.TempDir()
-	const prealloc = 4 << 20
+	const prealloc = 8 << 20
 	// The zeroer is slowed down once the racing appends start, so that they
 	// overtake it (on a fast disk it would stay ahead).
 	var slow atomic.Bool
@@ -35,19 +36,34 @@ func TestZeroFillAheadOfAppends(t *testing.T) {
 	opts := Options{Dir: dir, FS: fs, Schema: testSchema, Logger: testLogger(t), Preallocate: prealloc}
 	w, _ := mustOpen(t, opts, nil)
 
-	// A lone small append: the zeroer fills the rest of the reservation.
-	if _, err := appendTx(t, w, uuid.New(), 0, 1, 10, DurabilitySync); err != nil {
-		t.Fatal(err)
+	// A few small appends (a table taking a row now and then): no zeros.
+	for i := 0; i < 3; i++ {
+		if _, err := appendTx(t, w, uuid.New(), int64(i)<<10, 1, 10, DurabilitySync); err != nil {
+			t.Fatal(err)
+		}
 	}
 	w.mu.Lock()
 	seg := w.mu.active
 	w.mu.Unlock()
-	want := int64(prealloc - zeroSlack - 4096) // at least, whatever the first append's size
-	for deadline := time.Now().Add(10 * time.Second); seg.zeroed.Load() < want; {
+	time.Sleep(50 * time.Millisecond)
+	if z := seg.zeroed.Load(); z != 0 {
+		t.Fatalf("a segment of %d bytes got %d bytes of zeros", seg.written.Load(), z)
+	}
+	// Past zeroStartBytes: a window ahead of the appends is zeroed.
+	for seg.written.Load() < zeroStartBytes {
+		if _, err := appendTx(t, w, uuid.New(), 1<<20, 1, 5000, DurabilitySync); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for deadline := time.Now().Add(10 * time.Second); seg.zeroed.Load() < zeroWindow; {
 		if time.Now().After(deadline) {
-			t.Fatalf("zeroed %d bytes of the %d-byte reservation in 10 s", seg.zeroed.Load(), prealloc)
+			t.Fatalf("zeroed %d bytes in 10 s, want the %d-byte window", seg.zeroed.Load(), zeroWindow)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if z := seg.zeroed.Load(); z != zeroWindow {
+		t.Fatalf("zeroed %d bytes ahead of %d bytes of appends, want the window (%d)", z, seg.written.Load(), zeroWindow)
 	}
 
 	slow.Store(true)
@@ -112,7 +128,7 @@ func TestZeroFillAheadOfAppends(t *testing.T) {
 		for _, r := range recs {
 			a, ok := got[r.TxID]
 			if !ok {
-				continue // the first, lone append
+				continue // the appends before the race
 			}
 			found++
 			b := r.Batches[0]
