@@ -78,7 +78,7 @@ func eventsCopyBinary(seed uint64, n int64) []byte {
 	// 2025-01-01 00:00:00 UTC in microseconds since 2000-01-01.
 	const epoch = (1735689600 - 946684800) * 1_000_000
 	be := binary.BigEndian
-	b := make([]byte, 0, n*96+32)
+	b := make([]byte, 0, n*104+32)
 	b = append(b, "PGCOPY\n\377\r\n\x00"...)
 	b = be.AppendUint32(b, 0)
 	b = be.AppendUint32(b, 0)
