@@ -2,6 +2,7 @@ package parquet
 
 import (
 	"math/bits"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -27,6 +28,15 @@ import (
 // reads ... DELTA_BINARY_PACKED") until apache/iceberg#13391 (2025); Spark
 // on an older Iceberg needs vectorized reads off for these tables.
 
+// deltaOff turns the delta encoding off process-wide (SetDeltaEncoding).
+var deltaOff atomic.Bool
+
+// SetDeltaEncoding allows (the default) or forbids DELTA_BINARY_PACKED in
+// the files written from now on; off keeps every column PLAIN, for readers
+// that cannot decode it (Spark on Iceberg before 1.10 with vectorized
+// reads).
+func SetDeltaEncoding(on bool) { deltaOff.Store(!on) }
+
 // deltaSampleRows bounds the values of a column the choice looks at.
 const deltaSampleRows = 8192
 
@@ -38,6 +48,9 @@ const deltaMinSample = 256
 // DELTA_BINARY_PACKED, judged on up to deltaSampleRows leading rows of
 // sample (batches of sch's Arrow types).
 func deltaColumns(sch *schema.Schema, sample []arrow.RecordBatch) []string {
+	if deltaOff.Load() {
+		return nil
+	}
 	var out []string
 	vals := make([]int64, 0, deltaSampleRows)
 	for i := range sch.Columns {

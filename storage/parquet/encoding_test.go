@@ -120,6 +120,16 @@ func TestDeltaEncoding(t *testing.T) {
 		t.Errorf("100-row file: seq encodings %v, want PLAIN", encs["seq"])
 	}
 	assertRoundTrip(t, sch, []arrow.RecordBatch{short})
+
+	// Turned off (BSDB_PARQUET_DELTA=off): every column PLAIN.
+	parquet.SetDeltaEncoding(false)
+	defer parquet.SetDeltaEncoding(true)
+	p4, _ := writeTemp(t, sch, in, parquet.WriteOptions{RowGroupRows: 4000})
+	for c, e := range columnEncodings(t, p4) {
+		if has(e, delta) {
+			t.Errorf("delta encoding off: column %s encodings %v", c, e)
+		}
+	}
 }
 
 // TestWriterEmpty: a Writer closed without rows still makes a valid file.
