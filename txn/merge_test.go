@@ -81,7 +81,9 @@ func TestMergedWrites(t *testing.T) {
 			exactlyOnce(t, e.snapshotIDs(tb), rangeSet(0, writers*each))
 			st := tb.WAL().Stats()
 			t.Logf("%d writes in %d WAL appends", writers*each, st.Appends)
-			if st.Appends >= writers*each {
+			// With sync durability a group forms during every fdatasync; async
+			// appends are too short to be sure of an overlap (logged only).
+			if d == wal.DurabilitySync && st.Appends >= writers*each {
 				t.Errorf("%d WAL appends for %d concurrent writes: nothing was merged", st.Appends, writers*each)
 			}
 			if d == wal.DurabilityAsync {
