@@ -15,19 +15,8 @@ import (
 // other error is returned as is and must not be retried on the same
 // descriptor (a failed flush may have dropped the dirty pages).
 func fdatasync(f *os.File) error {
-	rc, err := f.SyscallConn()
+	serr, err := onFD(f, syscall.Fdatasync)
 	if err != nil {
-		return err
-	}
-	var serr error
-	if err := rc.Control(func(fd uintptr) {
-		for {
-			serr = syscall.Fdatasync(int(fd))
-			if serr != syscall.EINTR {
-				return
-			}
-		}
-	}); err != nil {
 		return err
 	}
 	if errors.Is(serr, syscall.EINVAL) || errors.Is(serr, syscall.ENOSYS) {
@@ -37,6 +26,24 @@ func fdatasync(f *os.File) error {
 		return &os.PathError{Op: "fdatasync", Path: f.Name(), Err: serr}
 	}
 	return nil
+}
+
+// onFD runs call on f's descriptor, again while it fails with EINTR. It
+// returns call's error (serr) apart from the error of reaching the
+// descriptor (err).
+func onFD(f *os.File, call func(fd int) error) (serr, err error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	err = rc.Control(func(fd uintptr) {
+		for {
+			if serr = call(int(fd)); serr != syscall.EINTR {
+				return
+			}
+		}
+	})
+	return serr, err
 }
 
 // zeros is the source of WriteZeros.
@@ -51,19 +58,10 @@ func (f osFile) WriteZeros(off, n int64) error {
 		}
 		done += k
 	}
-	rc, err := f.File.SyscallConn()
+	serr, err := onFD(f.File, func(fd int) error {
+		return unix.SyncFileRange(fd, off, n, unix.SYNC_FILE_RANGE_WAIT_BEFORE|unix.SYNC_FILE_RANGE_WRITE|unix.SYNC_FILE_RANGE_WAIT_AFTER)
+	})
 	if err != nil {
-		return err
-	}
-	var serr error
-	if err := rc.Control(func(fd uintptr) {
-		for {
-			serr = unix.SyncFileRange(int(fd), off, n, unix.SYNC_FILE_RANGE_WAIT_BEFORE|unix.SYNC_FILE_RANGE_WRITE|unix.SYNC_FILE_RANGE_WAIT_AFTER)
-			if serr != syscall.EINTR {
-				return
-			}
-		}
-	}); err != nil {
 		return err
 	}
 	if serr != nil {
@@ -78,19 +76,8 @@ func (f osFile) Allocate(size int64) error {
 	if fi, err := f.File.Stat(); err == nil && fi.Size() >= size {
 		return nil
 	}
-	rc, err := f.File.SyscallConn()
+	serr, err := onFD(f.File, func(fd int) error { return syscall.Fallocate(fd, 0, 0, size) })
 	if err != nil {
-		return err
-	}
-	var serr error
-	if err := rc.Control(func(fd uintptr) {
-		for {
-			serr = syscall.Fallocate(int(fd), 0, 0, size)
-			if serr != syscall.EINTR {
-				return
-			}
-		}
-	}); err != nil {
 		return err
 	}
 	if errors.Is(serr, syscall.EOPNOTSUPP) || errors.Is(serr, syscall.ENOSYS) {
