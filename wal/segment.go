@@ -73,6 +73,7 @@ func (s *segment) writeLocked(p []byte) error {
 	end := s.size + int64(len(p))
 	if end > s.zfloor.Load() {
 		s.stopZeroing() // it may write where p goes
+		s.zoff = true
 	}
 	if s.alloc > 0 && end > s.alloc {
 		want := end + s.wal.opts.Preallocate

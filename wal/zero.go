@@ -28,8 +28,10 @@ import (
 // offset it may still write (zfloor) before writing there, and only moves
 // it up; an append whose end passes the floor stops the zeroer first
 // (waiting for the chunk in flight). The rest stays allocated, unzeroed:
-// slower to sync, equally correct. Recovery reads zeros after the last
-// frame as the end of the stream either way.
+// slower to sync, equally correct, and the segment gets no more zeros:
+// appends that outrun the zeroer are large ones, whose fdatasync carries
+// many blocks anyway. Recovery reads zeros after the last frame as the
+// end of the stream either way.
 
 //
 // Only a segment that is being filled gets zeros, and only a window ahead
@@ -38,8 +40,9 @@ import (
 // now and then (a new segment after each of its commits) writes no zeros,
 // and a busy one about as many bytes of zeros as of WAL.
 
-// zeroChunk is the bytes the zeroer writes (and waits for) at a time.
-const zeroChunk = 1 << 20
+// zeroChunk is the bytes the zeroer writes (and waits for) at a time: an
+// append that overtakes the zeroer waits for at most one chunk.
+const zeroChunk = 256 << 10
 
 // zeroSlack is the distance between the end of the appends and the first
 // byte a new zeroer writes, so that the next appends do not stop it at once.
@@ -65,6 +68,7 @@ type zeroState struct {
 	zfloor atomic.Int64
 	zeroed atomic.Int64 // bytes zeroed by finished chunks (stats, tests)
 	zto    atomic.Int64 // end of the zeroed space (0: none yet)
+	zoff   bool         // appends overtook a zeroer: no more zeros (guarded by WAL.mu)
 }
 
 func (z *zeroState) init() { z.zfloor.Store(math.MaxInt64) }
@@ -74,7 +78,7 @@ func (z *zeroState) init() { z.zfloor.Store(math.MaxInt64) }
 // zeroed space ahead is short, the file supports it and none runs.
 // REQUIRES: WAL.mu held.
 func (s *segment) maybeStartZeroingLocked() {
-	if s.wal.opts.UnsafeNoSync || s.alloc <= 0 || s.size < zeroStartBytes || s.zto.Load()-s.size >= zeroWindow/2 {
+	if s.wal.opts.UnsafeNoSync || s.zoff || s.alloc <= 0 || s.size < zeroStartBytes || s.zto.Load()-s.size >= zeroWindow/2 {
 		return
 	}
 	zf, ok := s.f.(vfs.Zeroer)
