@@ -29,7 +29,8 @@ type insertPlan struct {
 
 func (s *session) planInsert(ctx context.Context, st *bsql.Statement, params, canon []any, formats []int16) (plan, error) {
 	b := &binder{s: s, ctx: ctx}
-	ins := s.cachedInsert(ctx, st)
+	key := s.insertCacheKey()
+	ins := s.cachedInsert(ctx, st, key)
 	if ins == nil {
 		var err error
 		ins, err = bsql.TranslateInsert(st.Tree, b, nil)
@@ -52,7 +53,7 @@ func (s *session) planInsert(ctx context.Context, st *bsql.Statement, params, ca
 		b.release()
 		return nil, err
 	}
-	p := &insertPlan{s: s, ins: ins, t: t, info: tableInfo(t), args: params, canon: canon, b: b, cache: s.cacheInsert(st, ins, t)}
+	p := &insertPlan{s: s, ins: ins, t: t, info: tableInfo(t), args: params, canon: canon, b: b, cache: s.cacheInsert(st, ins, t, key)}
 	if ins.Returning != nil {
 		if err := s.returningView(ctx, t, nil); err != nil {
 			b.release()
@@ -86,9 +87,9 @@ func (s *session) insertCacheKey() string {
 }
 
 // cachedInsert returns st's cached translation if it is still valid.
-func (s *session) cachedInsert(ctx context.Context, st *bsql.Statement) *bsql.Insert {
+func (s *session) cachedInsert(ctx context.Context, st *bsql.Statement, key string) *bsql.Insert {
 	c, ok := st.PlanCache.(*insertCache)
-	if !ok || c.key != s.insertCacheKey() {
+	if !ok || c.key != key {
 		return nil
 	}
 	id, err := s.resolve(ctx, c.ins.Table.Schema, c.ins.Table.Name)
@@ -102,12 +103,11 @@ func (s *session) cachedInsert(ctx context.Context, st *bsql.Statement) *bsql.In
 }
 
 // cacheInsert caches ins for st (if it can be) and returns the cache.
-func (s *session) cacheInsert(st *bsql.Statement, ins *bsql.Insert, t *planner.Table) *insertCache {
+func (s *session) cacheInsert(st *bsql.Statement, ins *bsql.Insert, t *planner.Table, key string) *insertCache {
 	if ins.Direct == nil || ins.Returning != nil {
 		st.PlanCache = nil
 		return nil
 	}
-	key := s.insertCacheKey()
 	if c, ok := st.PlanCache.(*insertCache); ok && c.ins == ins && c.t == t && c.key == key {
 		return c
 	}

@@ -5,9 +5,9 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/bsdb/bsdb-pg/storage/parquet"
 	"github.com/bsdb/bsdb-pg/wal"
 )
 
@@ -159,7 +159,7 @@ func (t *Table) commitGroup(ctx context.Context, group []*mergeReq, self *mergeR
 		recs = append(recs, r.recs...)
 	}
 	if len(recs) > 1 {
-		merged, err := concatRecords(t.arrow, recs)
+		merged, err := parquet.ConcatBatches(recs, memory.DefaultAllocator)
 		if err != nil {
 			finish(WriteResult{}, fmt.Errorf("txn: merged write to %s: %w", t.opts.Prefix, err))
 			return
@@ -170,28 +170,4 @@ func (t *Table) commitGroup(ctx context.Context, group []*mergeReq, self *mergeR
 	res, err := t.write(ctx, recs, WriteOptions{Durability: d})
 	res.Batches = nil
 	finish(res, err)
-}
-
-// concatRecords concatenates batches of the schema into one.
-func concatRecords(sch *arrow.Schema, recs []arrow.RecordBatch) (arrow.RecordBatch, error) {
-	cols := make([]arrow.Array, sch.NumFields())
-	defer func() {
-		for _, c := range cols {
-			if c != nil {
-				c.Release()
-			}
-		}
-	}()
-	parts := make([]arrow.Array, len(recs))
-	for c := range cols {
-		for i, r := range recs {
-			parts[i] = r.Column(c)
-		}
-		a, err := array.Concatenate(parts, memory.DefaultAllocator)
-		if err != nil {
-			return nil, err
-		}
-		cols[c] = a
-	}
-	return array.NewRecordBatch(sch, cols, totalRows(recs)), nil
 }

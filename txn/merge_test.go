@@ -3,12 +3,12 @@ package txn
 import (
 	"context"
 	"errors"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/bsdb/bsdb-pg/storage/vfs"
 	"github.com/bsdb/bsdb-pg/wal"
@@ -58,9 +58,9 @@ func TestMergedWrites(t *testing.T) {
 						}
 						found := false
 						for _, b := range s.Batches {
-							col := b.Rec.Column(0)
+							col := b.Rec.Column(0).(*array.Int64)
 							for j := 0; j < col.Len(); j++ {
-								if col.ValueStr(j) == itoa(id) {
+								if col.Value(j) == id {
 									found = true
 								}
 							}
@@ -96,8 +96,6 @@ func TestMergedWrites(t *testing.T) {
 		})
 	}
 }
-
-func itoa(i int64) string { return strconv.FormatInt(i, 10) }
 
 // TestMergedWriteFailureFailsTheGroup: when the group's fdatasync fails,
 // every write of the group gets the error and none is visible; the table

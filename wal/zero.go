@@ -56,10 +56,7 @@ const zeroStartBytes = 256 << 10
 const zeroWindow = 4 << 20
 
 // zeroJob is one zeroer goroutine's range. stop is guarded by segment.zmu.
-type zeroJob struct {
-	stop bool
-	done chan struct{}
-}
+type zeroJob struct{ stop bool }
 
 // zeroState is a segment's zero-filling state.
 type zeroState struct {
@@ -95,14 +92,13 @@ func (s *segment) maybeStartZeroingLocked() {
 	if s.zjob != nil {
 		return
 	}
-	job := &zeroJob{done: make(chan struct{})}
+	job := &zeroJob{}
 	s.zjob = job
 	s.zfloor.Store(from)
 	go s.zeroer(zf, job, from, to)
 }
 
 func (s *segment) zeroer(zf vfs.Zeroer, job *zeroJob, from, to int64) {
-	defer close(job.done)
 	for off := from; off < to; off += zeroChunk {
 		n := min(int64(zeroChunk), to-off)
 		s.zmu.Lock()

@@ -72,7 +72,7 @@ func WriteFile(w io.Writer, sch *schema.Schema, batches []arrow.RecordBatch, opt
 		b := batches[bi]
 		if n > 1 {
 			var err error
-			if b, err = concatBatches(batches[bi:bi+n], fw.mem); err != nil {
+			if b, err = ConcatBatches(batches[bi:bi+n], fw.mem); err != nil {
 				fw.Abort()
 				return manifest.DataFile{}, fmt.Errorf("batches %d-%d: %w", bi, bi+n-1, err)
 			}
@@ -111,8 +111,9 @@ func smallRun(bs []arrow.RecordBatch) int {
 	return n
 }
 
-// concatBatches concatenates batches of one schema into one.
-func concatBatches(bs []arrow.RecordBatch, mem memory.Allocator) (arrow.RecordBatch, error) {
+// ConcatBatches concatenates batches of one schema into one (the caller
+// releases it).
+func ConcatBatches(bs []arrow.RecordBatch, mem memory.Allocator) (arrow.RecordBatch, error) {
 	sch := bs[0].Schema()
 	cols := make([]arrow.Array, sch.NumFields())
 	var rows int64
