@@ -364,36 +364,14 @@ func BenchmarkFlush1M(b *testing.B) {
 //
 //	go test -run - -bench WriteEvents -benchtime 3x ./storage/parquet/
 func BenchmarkWriteEvents(b *testing.B) {
-	sch := &schema.Schema{Columns: []schema.Column{
-		{ID: 1, Name: "id", Kind: schema.KindInt64},
-		{ID: 2, Name: "ts", Kind: schema.KindTimestampTZ},
-		{ID: 3, Name: "user_id", Kind: schema.KindInt32},
-		{ID: 4, Name: "kind", Kind: schema.KindString},
-		{ID: 5, Name: "value", Kind: schema.KindFloat64},
-		{ID: 6, Name: "payload", Kind: schema.KindString},
-	}}
-	const rows, per = 1_000_000, 64 << 10
-	const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-	var in []arrow.RecordBatch
-	for off := 0; off < rows; off += per {
-		rb := array.NewRecordBuilder(memory.DefaultAllocator, sch.Arrow())
-		// payload: a 40-byte window of an 8 KiB random string, as bench/gen.go.
-		pool := make([]byte, 8192)
-		for j := range pool {
-			pool[j] = alphabet[(j*2654435761>>7)%len(alphabet)]
+	const rows = 1_000_000
+	sch := parquet.EventsSchema()
+	in := parquet.EventsBatches(rows, 64<<10)
+	defer func() {
+		for _, r := range in {
+			r.Release()
 		}
-		for r := off; r < min(off+per, rows); r++ {
-			rb.Field(0).(*array.Int64Builder).Append(int64(r + 1))
-			rb.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(1735689600000000 + int64(r)*10000))
-			rb.Field(2).(*array.Int32Builder).Append(int32(r*7919%100000 + 1))
-			rb.Field(3).(*array.StringBuilder).Append(fmt.Sprintf("kind_%02d", r%20))
-			rb.Field(4).(*array.Float64Builder).Append(float64(r*37%1000000) / 100)
-			w := (r * 2654435761) % (len(pool) - 40)
-			rb.Field(5).(*array.StringBuilder).BinaryBuilder.Append(pool[w : w+40])
-		}
-		in = append(in, rb.NewRecordBatch())
-		rb.Release()
-	}
+	}()
 	for _, c := range []struct {
 		name string
 		opts parquet.WriteOptions

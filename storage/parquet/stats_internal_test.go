@@ -1,6 +1,7 @@
 package parquet
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -107,31 +108,9 @@ func TestFoldMatchesPerValue(t *testing.T) {
 //
 //	go test ./storage/parquet -run '^$' -bench StatsUpdate -count 6
 func BenchmarkStatsUpdate(b *testing.B) {
-	sch := &schema.Schema{Columns: []schema.Column{
-		{ID: 1, Name: "id", Kind: schema.KindInt64},
-		{ID: 2, Name: "ts", Kind: schema.KindTimestampTZ},
-		{ID: 3, Name: "user_id", Kind: schema.KindInt32},
-		{ID: 4, Name: "kind", Kind: schema.KindString},
-		{ID: 5, Name: "value", Kind: schema.KindFloat64},
-		{ID: 6, Name: "payload", Kind: schema.KindString},
-	}}
 	const rows = 64 << 10
-	rb := array.NewRecordBuilder(memory.DefaultAllocator, sch.Arrow())
-	defer rb.Release()
-	rng := rand.New(rand.NewPCG(1, 2))
-	payload := make([]byte, 40)
-	for r := 0; r < rows; r++ {
-		rb.Field(0).(*array.Int64Builder).Append(int64(r + 1))
-		rb.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(1735689600000000 + int64(r)*10000))
-		rb.Field(2).(*array.Int32Builder).Append(int32(rng.IntN(100000) + 1))
-		rb.Field(3).(*array.StringBuilder).Append([]string{"click", "view", "scroll", "hover"}[rng.IntN(4)])
-		rb.Field(4).(*array.Float64Builder).Append(float64(rng.IntN(1000000)) / 100)
-		for i := range payload {
-			payload[i] = 'a' + byte(rng.IntN(26))
-		}
-		rb.Field(5).(*array.StringBuilder).BinaryBuilder.Append(payload)
-	}
-	rec := rb.NewRecordBatch()
+	sch := eventsSchema()
+	rec := eventsBatches(rows, rows)[0]
 	defer rec.Release()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -141,4 +120,45 @@ func BenchmarkStatsUpdate(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/rows, "ns/row")
+}
+
+// eventsSchema is the benchmark harness's events table (bench/gen.go).
+func eventsSchema() *schema.Schema {
+	return &schema.Schema{Columns: []schema.Column{
+		{ID: 1, Name: "id", Kind: schema.KindInt64},
+		{ID: 2, Name: "ts", Kind: schema.KindTimestampTZ},
+		{ID: 3, Name: "user_id", Kind: schema.KindInt32},
+		{ID: 4, Name: "kind", Kind: schema.KindString},
+		{ID: 5, Name: "value", Kind: schema.KindFloat64},
+		{ID: 6, Name: "payload", Kind: schema.KindString},
+	}}
+}
+
+// eventsBatches returns rows rows of eventsSchema in batches of per rows,
+// shaped like bench/gen.go's: sequential id and ts, 100,000 user ids,
+// 20 kinds, a 40-byte payload window of an 8 KiB string. The caller
+// releases them.
+func eventsBatches(rows, per int) []arrow.RecordBatch {
+	const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	pool := make([]byte, 8192)
+	for j := range pool {
+		pool[j] = alphabet[(j*2654435761>>7)%len(alphabet)]
+	}
+	sch := eventsSchema().Arrow()
+	var out []arrow.RecordBatch
+	for off := 0; off < rows; off += per {
+		rb := array.NewRecordBuilder(memory.DefaultAllocator, sch)
+		for r := off; r < min(off+per, rows); r++ {
+			rb.Field(0).(*array.Int64Builder).Append(int64(r + 1))
+			rb.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(1735689600000000 + int64(r)*10000))
+			rb.Field(2).(*array.Int32Builder).Append(int32(r*7919%100000 + 1))
+			rb.Field(3).(*array.StringBuilder).Append(fmt.Sprintf("kind_%02d", r%20))
+			rb.Field(4).(*array.Float64Builder).Append(float64(r*37%1000000) / 100)
+			w := (r * 2654435761) % (len(pool) - 40)
+			rb.Field(5).(*array.StringBuilder).BinaryBuilder.Append(pool[w : w+40])
+		}
+		out = append(out, rb.NewRecordBatch())
+		rb.Release()
+	}
+	return out
 }
