@@ -22,6 +22,7 @@ type testServer struct {
 	t    testing.TB
 	dir  string
 	eng  *planner.Engine
+	b    *Backend
 	srv  *pgwire.Server
 	addr string
 }
@@ -62,7 +63,7 @@ func startServerConfig(t testing.TB, cfg planner.Config, setup func(*Backend)) *
 		t.Fatal(err)
 	}
 	go srv.Serve(ln)
-	ts := &testServer{t: t, dir: dir, eng: eng, srv: srv, addr: ln.Addr().String()}
+	ts := &testServer{t: t, dir: dir, eng: eng, b: b, srv: srv, addr: ln.Addr().String()}
 	t.Cleanup(ts.stop)
 	return ts
 }

@@ -120,8 +120,7 @@ func (s *session) cacheInsert(st *bsql.Statement, ins *bsql.Insert, t *planner.T
 // given batches of t in its mirror (none: empty, for describing).
 func (s *session) returningView(ctx context.Context, t *planner.Table, ids []uint64) error {
 	q := fmt.Sprintf("CREATE OR REPLACE TEMP VIEW __bsdb_returning AS SELECT * FROM %s", t.MirrorRelation(ids))
-	_, err := s.conn.ExecContext(ctx, q)
-	return err
+	return s.execDuck(ctx, q)
 }
 
 func (p *insertPlan) Columns() []pgwire.Column {

@@ -56,7 +56,7 @@ func (s *session) ensureCatalog(ctx context.Context) error {
 		return sh.err
 	}
 	for _, q := range pgcatalog.SessionSetup(s.facts()) {
-		if _, err := s.conn.ExecContext(ctx, q); err != nil {
+		if err := s.execDuck(ctx, q); err != nil {
 			return fmt.Errorf("pg_catalog setup %.80q: %w", q, err)
 		}
 	}
@@ -115,7 +115,7 @@ func (s *session) refreshCatalog(ctx context.Context) error {
 		return err
 	}
 	for _, q := range s.pgcat.ref.Statements(snap, s.facts()) {
-		if _, err := s.conn.ExecContext(ctx, q); err != nil {
+		if err := s.execDuck(ctx, q); err != nil {
 			s.pgcat.ref.Reset()
 			return fmt.Errorf("pg_catalog refresh %.80q: %w", q, err)
 		}

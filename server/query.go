@@ -242,6 +242,7 @@ type selectPlan struct {
 	cols    []resultCol
 	b       *binder
 	rows    *sql.Rows
+	rowsEnd func()          // the statement cache's release of rows
 	qctx    context.Context // the query's context: the portal's lifetime
 	qcancel context.CancelFunc
 	count   int64
@@ -398,14 +399,14 @@ func (p *selectPlan) next(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	if p.rows == nil {
-		rows, err := p.s.conn.QueryContext(p.qctx, p.q.SQL, p.args...)
+		rows, done, err := p.s.queryDuck(p.qctx, p.q.SQL, p.args)
 		if err != nil {
 			if ctx.Err() != nil {
 				return false, ctx.Err()
 			}
 			return false, err
 		}
-		p.rows = rows
+		p.rows, p.rowsEnd = rows, done
 		p.vals = make([]any, len(p.cols))
 		p.ptrs = make([]any, len(p.cols))
 		for i := range p.vals {
@@ -479,6 +480,7 @@ func (p *selectPlan) finish() {
 	p.done = true
 	if p.rows != nil {
 		p.rows.Close()
+		p.rowsEnd()
 	}
 	if p.qcancel != nil {
 		p.qcancel()

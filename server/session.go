@@ -32,6 +32,8 @@ type Backend struct {
 	mu              sync.Mutex
 	// nextTxid counts the transaction ids txid_current hands out.
 	nextTxid atomic.Int64
+	// stmtHits counts queries run from a session's statement cache.
+	stmtHits atomic.Int64
 }
 
 var (
@@ -118,6 +120,8 @@ type session struct {
 	multi bool
 	// fx: state of the session functions (sessionfuncs.go).
 	fx sessionFuncState
+	// stmts: the DuckDB prepared statements of recent queries (stmtcache.go).
+	stmts stmtCache
 }
 
 // sharedMacros runs bsql.SharedMacros once per DuckDB database.
@@ -151,7 +155,7 @@ func (s *session) initConn(ctx context.Context) error {
 		return sh.err
 	}
 	for _, q := range bsql.SessionSettings() {
-		if _, err := s.conn.ExecContext(ctx, q); err != nil {
+		if err := s.execDuck(ctx, q); err != nil {
 			return fmt.Errorf("duckdb session setup %q: %w", q, err)
 		}
 	}
@@ -161,10 +165,10 @@ func (s *session) initConn(ctx context.Context) error {
 // syncZone tells DuckDB the session's time zone (timestamptz functions).
 func (s *session) syncZone(ctx context.Context) error {
 	name := s.set.types.TimeZone.String()
-	if _, err := s.conn.ExecContext(ctx, fmt.Sprintf("SET TimeZone = '%s'", strings.ReplaceAll(name, "'", "''"))); err != nil {
+	if err := s.execDuck(ctx, fmt.Sprintf("SET TimeZone = '%s'", strings.ReplaceAll(name, "'", "''"))); err != nil {
 		// Fixed offsets DuckDB/ICU cannot name: fall back to UTC for
 		// DuckDB's own functions; output formatting still uses ours.
-		_, _ = s.conn.ExecContext(ctx, "SET TimeZone = 'UTC'")
+		_ = s.execDuck(ctx, "SET TimeZone = 'UTC'")
 	}
 	return nil
 }
@@ -195,6 +199,7 @@ func (s *session) Close() {
 	if s.tx != nil {
 		s.rollback()
 	}
+	s.stmts.clear()
 	s.conn.Close()
 }
 
