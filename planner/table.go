@@ -378,8 +378,12 @@ type Bound struct {
 	// rows read every column of every file (10M rows: 114 ms) instead of
 	// the files' row counts (2 ms).
 	NoColumnsSQL string
-	Snap         *txn.Snapshot
-	release      func()
+	// Rows is the exact row count of the snapshot (files, buffered and
+	// extra batches), set by BindRows (RowsKnown).
+	Rows      int64
+	RowsKnown bool
+	Snap      *txn.Snapshot
+	release   func()
 }
 
 // Release ends the statement's hold on the snapshot.
@@ -462,6 +466,12 @@ func (t *Table) bind(ctx context.Context, extra []txn.Batch, columns bool) (*Bou
 		none = fmt.Sprintf("%s FROM (%s) UNION ALL %s", noCols, t.cacheRelation(nos, below, false), none)
 	}
 	b := &Bound{NoColumnsSQL: "(" + none + ")", Snap: snap}
+	if !columns {
+		b.Rows, b.RowsKnown = rows, true
+		for _, f := range snap.Manifest.Files {
+			b.Rows += f.Rows
+		}
+	}
 	if columns {
 		b.FromSQL = t.relation(list, t.cacheRelation(nos, below, true), snap.Batches, extra)
 	}

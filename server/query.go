@@ -81,6 +81,7 @@ func (b *binder) lookup(schemaName, name string, bind func(*planner.Table, conte
 	b.bounds = append(b.bounds, bd)
 	b.tables = append(b.tables, t)
 	info.FromSQL, info.NoColumnsFromSQL = bd.FromSQL, bd.NoColumnsSQL
+	info.Rows, info.RowsKnown = bd.Rows, bd.RowsKnown
 	return info, nil
 }
 

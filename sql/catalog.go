@@ -59,6 +59,11 @@ type TableInfo struct {
 	// that references no column at all (count(*), SELECT 1 FROM t): see
 	// noColumns.
 	NoColumnsFromSQL string
+	// Rows is the exact number of rows of the bound table when RowsKnown
+	// (a table bound by LookupTableRows): a bare count(*) of the table is
+	// answered with it (countstar.go).
+	Rows      int64
+	RowsKnown bool
 }
 
 // ColumnInfo is one column of a table.

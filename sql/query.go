@@ -187,6 +187,11 @@ func TranslateQueryArgs(stmt *pg_query.Node, cat Catalog, declaredParams []uint3
 	if err := tr.checkParamGaps(stmt); err != nil {
 		return nil, err
 	}
+	if bareCountStar(stmt.GetSelectStmt()) {
+		if q, ok := tr.countStarQuery(cols); ok {
+			return q, nil
+		}
+	}
 	return tr.finish(n, cols)
 }
 
