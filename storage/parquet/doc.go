@@ -4,19 +4,24 @@
 //
 // # File layout
 //
-// WriteFile writes one Parquet file from Arrow record batches with pqarrow;
+// WriteFile writes one Parquet file from Arrow record batches with arrow-go;
 // Writer does the same batch by batch (NewWriter, Write, EndRowGroup, Close)
 // for a bulk load that writes while its rows still arrive, holding only the
-// open row group in memory:
+// open row group in memory. Writer drives arrow-go's file writer column by
+// column (pqarrow.WriteArrowToColumn into buffered row groups), as
+// pqarrow.FileWriter.WriteBuffered does:
 //
-//   - FileWriter.WriteBuffered with an explicit row-group length
-//     (WriteOptions.RowGroupRows, default 122880): many small batches make
-//     few row groups (plain Write would make one row group per batch);
+//   - an explicit row-group length (WriteOptions.RowGroupRows, default
+//     122880): many small batches make few row groups;
 //   - zstd compression (default level; WriteOptions.CompressionLevel, e.g.
 //     1 for bulk loads, where encoding is the bottleneck), column statistics
 //     enabled;
 //   - dictionary encoding off for mostly-distinct kinds (int64, float64,
 //     decimal, time, timestamp(tz), uuid, interval), on for the others;
+//     string, json and binary columns get their dictionary built here, per
+//     row group, and handed to arrow-go once at the row group's end (dict.go:
+//     why, and how the pages differ from arrow-go's own); a column chunk
+//     whose dictionary would pass the 1 MiB page limit goes PLAIN;
 //   - integer and temporal columns DELTA_BINARY_PACKED when a sample of
 //     the file's first rows shows them (nearly) in order, PLAIN otherwise
 //     (encoding.go: chosen per file, from the first batch given to Writer
@@ -57,7 +62,10 @@
 // size) and one manifest.ColumnStats per column (null count, min, max),
 // computed from the Arrow data in the same pass; the JSON encoding of min
 // and max per kind is documented in package manifest. The caller sets Path
-// and AddedVersion.
+// and AddedVersion. The Parquet column chunks carry their own statistics
+// (null count, min, max), computed by arrow-go; for a dictionary-encoded
+// string column from its dictionary's values (dict.go), which are exactly
+// the chunk's distinct values (TestStringDictionaries checks them).
 //
 // Input batches must have exactly the schema's column count and Arrow types
 // (schema.Column.ArrowType); a NULL in a NOT NULL column is rejected.

@@ -1,14 +1,20 @@
 package parquet
 
 import (
+	"bytes"
+	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	pq "github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/bsdb/bsdb-pg/storage/manifest"
@@ -142,18 +148,29 @@ func ConcatBatches(bs []arrow.RecordBatch, mem memory.Allocator) (arrow.RecordBa
 }
 
 // Writer writes one Parquet file batch by batch (streaming): the rows of
-// the current row group are held encoded in memory (at most RowGroupRows
-// rows), earlier row groups are already in w. It is what WriteFile does in
-// one call; a bulk load uses it to write while its rows still arrive.
-// The column encodings are chosen from the first batch (deltaColumns).
-// Not safe for concurrent use.
+// the current row group are held in memory (at most RowGroupRows rows:
+// encoded pages, and a dictionary and one int32 index per row for string
+// columns, see dict.go), earlier row groups are already in w. It is what
+// WriteFile does in one call; a bulk load uses it to write while its rows
+// still arrive. The column encodings are chosen from the first batch
+// (deltaColumns). Not safe for concurrent use.
+//
+// It drives arrow-go's file writer (parquet/file) column by column, as
+// pqarrow.FileWriter does, so that string columns can be handed over as
+// dictionary arrays once per row group.
 type Writer struct {
 	sch        *schema.Schema
 	fileSchema *arrow.Schema
 	mem        memory.Allocator
 	cw         *countingWriter
 	props      []pq.WriterProperty // the file's properties but the chosen encodings
-	fw         *pqarrow.FileWriter // nil until start
+	maxRows    int64               // rows per row group
+	ctx        context.Context     // pqarrow's write context
+	fw         *file.Writer        // nil until start
+	rg         file.BufferedRowGroupWriter
+	rgRows     int64         // rows in rg
+	dicts      []*dictColumn // per column; nil where arrow-go encodes the rows as they come
+	levels     []int16       // definition levels, reused
 	stats      *statsSet
 	rows       int64
 	closed     bool
@@ -202,7 +219,11 @@ func NewWriter(w io.Writer, sch *schema.Schema, opts WriteOptions) (*Writer, err
 	if _, err := pqarrow.ToParquet(fileSchema, pq.NewWriterProperties(wprops...), arrowWriteProps(mem)); err != nil {
 		return nil, fmt.Errorf("parquet: write: %w", err)
 	}
-	return &Writer{sch: sch, fileSchema: fileSchema, mem: mem, cw: &countingWriter{w: w}, props: wprops, stats: newStatsSet(sch)}, nil
+	arrowProps := arrowWriteProps(mem)
+	return &Writer{
+		sch: sch, fileSchema: fileSchema, mem: mem, cw: &countingWriter{w: w}, props: wprops, maxRows: rg,
+		ctx: pqarrow.NewArrowWriteContext(context.Background(), &arrowProps), stats: newStatsSet(sch),
+	}, nil
 }
 
 func arrowWriteProps(mem memory.Allocator) pqarrow.ArrowWriterProperties {
@@ -219,11 +240,35 @@ func (w *Writer) start(sample []arrow.RecordBatch) error {
 			props = append(props, pq.WithEncodingFor(name, pq.Encodings.DeltaBinaryPacked))
 		}
 	}
-	fw, err := pqarrow.NewFileWriter(w.fileSchema, w.cw, pq.NewWriterProperties(props...), arrowWriteProps(w.mem))
+	wp := pq.NewWriterProperties(props...)
+	pqSchema, err := pqarrow.ToParquet(w.fileSchema, wp, arrowWriteProps(w.mem))
+	if err != nil {
+		return fmt.Errorf("parquet: write: %w", err)
+	}
+	// As pqarrow.FileWriter with WithStoreSchema: the Arrow schema goes
+	// into the footer (ARROW:schema), serialized as an IPC stream holding
+	// only the schema, base64.
+	var ipcSchema bytes.Buffer
+	iw := ipc.NewWriter(&ipcSchema, ipc.WithSchema(w.fileSchema), ipc.WithAllocator(w.mem))
+	if err := iw.Close(); err != nil {
+		return fmt.Errorf("parquet: write: arrow schema: %w", err)
+	}
+	meta := metadata.KeyValueMetadata{}
+	meta.Append("ARROW:schema", base64.StdEncoding.EncodeToString(ipcSchema.Bytes()))
+	fw, err := file.NewParquetWriterWithError(w.cw, pqSchema.Root(), file.WithWriterProps(wp), file.WithWriteMetadata(meta))
 	if err != nil {
 		return fmt.Errorf("parquet: write: %w", err)
 	}
 	w.fw = fw
+	w.dicts = make([]*dictColumn, len(w.sch.Columns))
+	for i, f := range w.fileSchema.Fields() {
+		switch f.Type.ID() {
+		case arrow.STRING, arrow.BINARY:
+			if wp.DictionaryEnabledFor(f.Name) {
+				w.dicts[i] = newDictColumn(f.Type, f.Nullable, wp.DictionaryPageSizeLimit())
+			}
+		}
+	}
 	return nil
 }
 
@@ -251,23 +296,113 @@ func (w *Writer) Write(b arrow.RecordBatch) error {
 	if err != nil {
 		return fmt.Errorf("parquet: write: %w", err)
 	}
-	err = w.fw.WriteBuffered(fb)
-	fb.Release()
-	if err != nil {
-		return fmt.Errorf("parquet: write: %w", err)
+	defer fb.Release()
+	for off, n := int64(0), fb.NumRows(); off < n; {
+		if w.rg == nil {
+			if w.rg, err = w.fw.AppendBufferedRowGroupChecked(); err != nil {
+				return fmt.Errorf("parquet: write: %w", err)
+			}
+		}
+		k := min(n-off, w.maxRows-w.rgRows)
+		if err := w.writeRows(fb, off, k); err != nil {
+			return fmt.Errorf("parquet: write: %w", err)
+		}
+		w.rgRows += k
+		off += k
+		if w.rgRows == w.maxRows {
+			if err := w.endRowGroup(); err != nil {
+				return fmt.Errorf("parquet: write: %w", err)
+			}
+		}
 	}
 	w.rows += b.NumRows()
 	return nil
+}
+
+// writeRows adds rows [off, off+n) of b to the open row group.
+func (w *Writer) writeRows(b arrow.RecordBatch, off, n int64) error {
+	for i := range w.dicts {
+		a := b.Column(i)
+		if off > 0 || n < int64(a.Len()) {
+			a = array.NewSlice(a, off, off+n)
+			defer a.Release()
+		}
+		if d := w.dicts[i]; d != nil && !d.full {
+			taken, err := d.add(a)
+			if err != nil {
+				return err
+			}
+			if !d.full {
+				continue
+			}
+			// The dictionary is full: what it holds is written with it,
+			// the rest of the row group by arrow-go, which goes PLAIN.
+			if err := w.flushDict(i); err != nil {
+				return err
+			}
+			a = array.NewSlice(a, int64(taken), int64(a.Len()))
+			defer a.Release()
+		}
+		if err := w.writeColumn(i, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeColumn hands a (rows of column i) to arrow-go's column writer, with
+// the definition levels pqarrow's FileWriter would compute for a flat
+// column.
+func (w *Writer) writeColumn(i int, a arrow.Array) error {
+	cw, err := w.rg.Column(i)
+	if err != nil {
+		return err
+	}
+	nullable := w.fileSchema.Field(i).Nullable
+	var def []int16
+	if nullable {
+		w.levels = definitionLevels(w.levels, a.NullBitmapBytes(), a.Data().Offset(), a.Len(), a.NullN() > 0)
+		def = w.levels
+	}
+	if err := pqarrow.WriteArrowToColumn(w.ctx, cw, a, def, nil, nullable && a.NullN() > 0); err != nil {
+		return fmt.Errorf("column %q: %w", w.fileSchema.Field(i).Name, err)
+	}
+	return nil
+}
+
+// endRowGroup writes the dictionary columns of the open row group and
+// closes it.
+func (w *Writer) endRowGroup() error {
+	if w.rg == nil {
+		return nil
+	}
+	for i, d := range w.dicts {
+		if d != nil && !d.full {
+			if err := w.flushDict(i); err != nil {
+				return err
+			}
+		}
+	}
+	err := w.rg.Close()
+	w.rg, w.rgRows = nil, 0
+	// The column writers are closed: arrow-go keeps no reference to the
+	// dictionaries' buffers (its memo table copied the values).
+	for _, d := range w.dicts {
+		if d != nil {
+			d.reset()
+		}
+	}
+	return err
 }
 
 // EndRowGroup closes the open row group (if it holds rows): the next Write
 // starts a new one. A bulk load calls it where its row groups end, so that
 // each holds rows that arrived together (tight statistics for pruning).
 func (w *Writer) EndRowGroup() error {
-	if w.closed || w.fw == nil || w.BufferedRows() == 0 {
+	if w.closed || w.rgRows == 0 {
 		return nil
 	}
-	if err := w.fw.NewBufferedRowGroupChecked(); err != nil {
+	if err := w.endRowGroup(); err != nil {
 		return fmt.Errorf("parquet: write: %w", err)
 	}
 	return nil
@@ -279,14 +414,10 @@ func (w *Writer) Rows() int64 { return w.rows }
 // BufferedRows is the number of rows of the open row group, held in memory
 // until the row group is full or the file is closed.
 func (w *Writer) BufferedRows() int64 {
-	if w.closed || w.fw == nil {
+	if w.closed {
 		return 0
 	}
-	n, err := w.fw.RowGroupNumRows()
-	if err != nil {
-		return 0
-	}
-	return int64(n)
+	return w.rgRows
 }
 
 // Close finishes the file (footer) and returns its statistics; Path and
@@ -303,6 +434,10 @@ func (w *Writer) Close() (manifest.DataFile, error) {
 		}
 	}
 	w.closed = true
+	if err := w.endRowGroup(); err != nil {
+		_ = w.fw.Close()
+		return df, fmt.Errorf("parquet: write: close: %w", err)
+	}
 	if err := w.fw.Close(); err != nil {
 		return df, fmt.Errorf("parquet: write: close: %w", err)
 	}
@@ -317,9 +452,14 @@ func (w *Writer) Close() (manifest.DataFile, error) {
 func (w *Writer) Abort() {
 	if !w.closed {
 		w.closed = true
+		if w.rg != nil {
+			_ = w.rg.Close()
+			w.rg = nil
+		}
 		if w.fw != nil {
 			_ = w.fw.Close()
 		}
+		w.dicts = nil
 	}
 }
 
