@@ -76,6 +76,10 @@ type Engine struct {
 	testOpenHook    func()
 	testAfterCreate func()
 	closed          bool
+
+	// stopRecovery ends recoverAtStart; recovered is closed when it is done.
+	stopRecovery context.CancelFunc
+	recovered    chan struct{}
 }
 
 // Open starts an engine.
@@ -190,6 +194,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		e.db.Close()
 		return nil, fmt.Errorf("catalog: %w", err)
 	}
+	rctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	e.stopRecovery, e.recovered = stop, make(chan struct{})
+	go e.recoverAtStart(rctx)
 	if e.nativeCache {
 		// In the background: listing the catalog may take a while on S3.
 		go func() {
@@ -215,6 +222,10 @@ func (e *Engine) Config() Config { return e.cfg }
 
 // Close commits and closes every open table, then DuckDB.
 func (e *Engine) Close(ctx context.Context) error {
+	// No table may be opening in the background once the tables to close
+	// are listed.
+	e.stopRecovery()
+	<-e.recovered
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
@@ -234,6 +245,65 @@ func (e *Engine) Close(ctx context.Context) error {
 	}
 	errs = append(errs, e.coord.Log().Close(), e.db.Close(), e.conn.Close())
 	return errors.Join(errs...)
+}
+
+// recoverAtStart opens, in the background, every table whose WAL holds
+// segments: writes acknowledged before the last stop (a crash: a clean
+// stop commits every buffer and leaves no segment) that no Parquet file
+// holds yet. Their recovery runs now rather than in the first statement
+// that touches the table, and their rows reach the table's Parquet files
+// and Iceberg snapshot, what other engines read, at the next flush even if
+// no client ever uses the table again. A statement that needs a table
+// being recovered waits for it (Engine.Table), as it would have recovered
+// it itself.
+func (e *Engine) recoverAtStart(ctx context.Context) {
+	defer close(e.recovered)
+	dbs, err := e.cat.ListDatabases(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			e.log.Warn("recovery at start: cannot list databases; tables recover when first used", "err", err)
+		}
+		return
+	}
+	for _, db := range dbs {
+		ents, err := e.cat.ListTables(ctx, db)
+		if err != nil {
+			if ctx.Err() == nil {
+				e.log.Warn("recovery at start: cannot list tables; they recover when first used", "database", db, "err", err)
+			}
+			continue
+		}
+		for _, ent := range ents {
+			if ctx.Err() != nil {
+				return
+			}
+			if !e.hasWAL(ent.Prefix) {
+				continue
+			}
+			// Errors are logged by openTable and returned to every
+			// statement that touches the table.
+			_, _ = e.Table(ctx, ent.ID)
+		}
+	}
+}
+
+// hasWAL reports whether the WAL directory of the table at prefix holds a
+// segment.
+func (e *Engine) hasWAL(prefix string) bool {
+	dir := e.txnOptions(prefix).WALDir
+	if dir == "" {
+		return false
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, de := range ents {
+		if strings.HasPrefix(de.Name(), "log_") && strings.HasSuffix(de.Name(), ".arrow") {
+			return true
+		}
+	}
+	return false
 }
 
 // FlushAll commits the buffers of every open table.
