@@ -19,6 +19,14 @@ import (
 // parameter values, never hold a prepared plan.
 //
 // What may go stale, and why it does not:
+//   - The rows: DuckDB (1.5) keeps in a prepared plan what the table
+//     statistics proved at prepare time (a filter no row matched then is an
+//     empty result for good: duckdb/duckdb#23704), so a kept plan is only
+//     right while the rows under its text cannot change. They cannot: the
+//     text names immutable batches (by id), files (by path) and native-cache
+//     files (by number), all in place before the statement is prepared
+//     (Bind mirrors first); a commit, a new file or a newly cached file
+//     makes a new text (TestStatementCacheAfterEmptyResult).
 //   - The catalog: DuckDB rebinds a prepared statement whose catalog changed
 //     since it was prepared (a table dropped and re-created, the native
 //     cache's tables replaced, a session's temporary view recreated).

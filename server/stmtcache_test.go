@@ -124,3 +124,48 @@ func TestStatementCacheOpenCursors(t *testing.T) {
 		t.Fatalf("after the cursors: %v", got)
 	}
 }
+
+// DuckDB (1.5) keeps in a prepared plan what the table statistics proved
+// when it was prepared: a filter that no row matched then becomes an
+// empty result for good (duckdb/duckdb#23704). The cache is safe because
+// the text pins the rows: a write makes a new text. Session a's cached
+// query matches nothing; b's uncommitted row is in the mirror but not in
+// a's snapshot; once committed, a sees it.
+func TestStatementCacheAfterEmptyResult(t *testing.T) {
+	ts := startServer(t, "")
+	a, b := ts.conn(t), ts.conn(t)
+	ctx := context.Background()
+	mustExec(t, a, "CREATE TABLE se (id int)")
+	mustExec(t, a, "INSERT INTO se SELECT * FROM generate_series(1, 100)")
+	q := "SELECT count(*) FROM se WHERE id = 200"
+	count := func() int64 {
+		var n int64
+		if err := a.QueryRow(ctx, q, pgx.QueryExecModeSimpleProtocol).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := ts.b.stmtHits.Load()
+	for i := 0; i < 3; i++ {
+		if n := count(); n != 0 {
+			t.Fatalf("before: %d, want 0", n)
+		}
+	}
+	if ts.b.stmtHits.Load() == before {
+		t.Fatal("the query never ran from the statement cache")
+	}
+	mustExec(t, b, "BEGIN")
+	mustExec(t, b, "INSERT INTO se VALUES (200)")
+	if got := queryStrings(t, b, q); len(got) != 1 || got[0] != "1" {
+		t.Fatalf("b's own row: %v", got)
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("a sees b's uncommitted row: %d", n)
+	}
+	mustExec(t, b, "COMMIT")
+	for i := 0; i < 3; i++ {
+		if n := count(); n != 1 {
+			t.Fatalf("after b's commit, run %d: %d, want 1", i, n)
+		}
+	}
+}
