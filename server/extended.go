@@ -30,7 +30,7 @@ func (p *prepared) Close()                   { p.s.unregister(p) }
 
 // Prepare implements pgwire.Session.
 func (s *session) Prepare(ctx context.Context, name, query string, paramOIDs []uint32) (_ pgwire.Statement, err error) {
-	defer recoverPanic(&err, s.b.Log)
+	defer s.recoverPanic(&err)
 	ctx = withSession(ctx, s)
 	stmts, err := bsql.Parse(query)
 	if err != nil {
@@ -178,7 +178,7 @@ func (p *portal) Close() {
 // Execute implements pgwire.Portal.
 func (p *portal) Execute(ctx context.Context, maxRows int, w pgwire.ResultWriter) (suspended bool, err error) {
 	s := p.s
-	defer recoverPanic(&err, s.b.Log)
+	defer s.recoverPanic(&err)
 	if p.st.Kind == bsql.KindEmpty {
 		return false, w.EmptyQuery()
 	}
@@ -205,7 +205,7 @@ func (p *portal) Execute(ctx context.Context, maxRows int, w pgwire.ResultWriter
 
 // Bind implements pgwire.Session.
 func (s *session) Bind(ctx context.Context, stmt pgwire.Statement, portalName string, params [][]byte, paramFormats, resultFormats []int16) (_ pgwire.Portal, err error) {
-	defer recoverPanic(&err, s.b.Log)
+	defer s.recoverPanic(&err)
 	ctx = withSession(ctx, s)
 	ps := stmt.(*prepared)
 	if err := s.checkFailed(ps.st); err != nil {

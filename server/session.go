@@ -34,6 +34,9 @@ type Backend struct {
 	nextTxid atomic.Int64
 	// stmtHits counts queries run from a session's statement cache.
 	stmtHits atomic.Int64
+	// testQueryHook, set by this package's tests only, sees every Query
+	// message first.
+	testQueryHook func(query string)
 }
 
 var (
@@ -122,6 +125,8 @@ type session struct {
 	fx sessionFuncState
 	// stmts: the DuckDB prepared statements of recent queries (stmtcache.go).
 	stmts stmtCache
+	// broken: a statement panicked; the session ends (recoverPanic).
+	broken bool
 }
 
 // sharedMacros runs bsql.SharedMacros once per DuckDB database.
@@ -195,6 +200,16 @@ func (s *session) TxStatus() byte {
 }
 
 func (s *session) Close() {
+	if s.broken {
+		// After a panic, closing may wait on a lock the panicking call
+		// held: never in the connection's goroutine.
+		go s.close()
+		return
+	}
+	s.close()
+}
+
+func (s *session) close() {
 	s.closeCursors()
 	if s.tx != nil {
 		s.rollback()
@@ -206,7 +221,10 @@ func (s *session) Close() {
 // SimpleQuery runs every statement of a Query message in order; the first
 // error stops the rest.
 func (s *session) SimpleQuery(ctx context.Context, query string, w pgwire.ResultWriter) (err error) {
-	defer recoverPanic(&err, s.b.Log)
+	defer s.recoverPanic(&err)
+	if s.b.testQueryHook != nil {
+		s.b.testQueryHook(query)
+	}
 	ctx = withSession(ctx, s)
 	stmts, err := bsql.Parse(query)
 	if err != nil {
@@ -348,10 +366,16 @@ func (s *session) resolve(ctx context.Context, schemaName, name string) (catalog
 	return catalog.TableID{Database: s.db, Schema: first, Name: name}, nil
 }
 
-func recoverPanic(err *error, log *slog.Logger) {
+func (s *session) recoverPanic(err *error) {
 	if r := recover(); r != nil {
-		log.Error("panic in session", "panic", r, "stack", string(debug.Stack()))
-		*err = pgerr.New(pgerr.InternalError, "internal error: %v", r)
+		s.b.Log.Error("panic in session; ending it", "panic", r, "stack", string(debug.Stack()))
+		// What the session holds is unknown after a panic: its DuckDB
+		// connection's lock may be held by the call that panicked, so its
+		// next statement would wait forever. The session ends, as
+		// PostgreSQL ends a backend that crashed: FATAL, and the client
+		// reconnects.
+		s.broken = true
+		*err = &pgerr.Error{Severity: pgerr.SeverityFatal, Code: pgerr.InternalError, Message: fmt.Sprintf("internal error: %v", r)}
 	}
 }
 
