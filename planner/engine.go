@@ -277,7 +277,7 @@ func (e *Engine) recoverAtStart(ctx context.Context) {
 			if ctx.Err() != nil {
 				return
 			}
-			if !e.hasWAL(ent.Prefix) {
+			if dir := e.txnOptions(ent.Prefix).WALDir; dir == "" || !wal.HasSegments(dir) {
 				continue
 			}
 			// Errors are logged by openTable and returned to every
@@ -285,25 +285,6 @@ func (e *Engine) recoverAtStart(ctx context.Context) {
 			_, _ = e.Table(ctx, ent.ID)
 		}
 	}
-}
-
-// hasWAL reports whether the WAL directory of the table at prefix holds a
-// segment.
-func (e *Engine) hasWAL(prefix string) bool {
-	dir := e.txnOptions(prefix).WALDir
-	if dir == "" {
-		return false
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return false
-	}
-	for _, de := range ents {
-		if strings.HasPrefix(de.Name(), "log_") && strings.HasSuffix(de.Name(), ".arrow") {
-			return true
-		}
-	}
-	return false
 }
 
 // FlushAll commits the buffers of every open table.

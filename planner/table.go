@@ -466,14 +466,13 @@ func (t *Table) bind(ctx context.Context, extra []txn.Batch, columns bool) (*Bou
 		none = fmt.Sprintf("%s FROM (%s) UNION ALL %s", noCols, t.cacheRelation(nos, below, false), none)
 	}
 	b := &Bound{NoColumnsSQL: "(" + none + ")", Snap: snap}
-	if !columns {
+	if columns {
+		b.FromSQL = t.relation(list, t.cacheRelation(nos, below, true), snap.Batches, extra)
+	} else {
 		b.Rows, b.RowsKnown = rows, true
 		for _, f := range snap.Manifest.Files {
 			b.Rows += f.Rows
 		}
-	}
-	if columns {
-		b.FromSQL = t.relation(list, t.cacheRelation(nos, below, true), snap.Batches, extra)
 	}
 	var once sync.Once
 	b.release = func() {

@@ -65,32 +65,24 @@ var stmtSeed = maphash.MakeSeed()
 func (s *session) queryDuck(ctx context.Context, q string, args []any) (rows *sql.Rows, done func(), err error) {
 	c := &s.stmts
 	if e := c.m[q]; e != nil && !e.busy {
-		e.busy = true
-		c.tick++
-		e.used = c.tick
-		rows, err := e.st.QueryContext(ctx, args...)
+		rows, done, err := c.query(ctx, e, args)
 		if err == nil {
 			s.b.stmtHits.Add(1)
-			return rows, func() { c.release(e) }, nil
+			return rows, done, nil
 		}
-		// Whatever failed, the next run prepares afresh; this one runs
-		// unprepared (the same error, unless the plan was the cause).
-		c.release(e)
+		// The next run prepares afresh; this one runs unprepared (the
+		// same error, unless the kept plan was the cause).
 		c.evict(q)
 		if ctx.Err() != nil {
 			return nil, nil, err
 		}
 	} else if e == nil && len(q) <= stmtCacheMax && c.sawBefore(q) {
 		if st, err := s.conn.PrepareContext(ctx, q); err == nil {
-			e := c.add(q, st)
-			e.busy = true
-			rows, err := st.QueryContext(ctx, args...)
+			rows, done, err := c.query(ctx, c.add(q, st), args)
 			if err != nil {
-				c.release(e)
 				c.evict(q)
-				return nil, nil, err
 			}
-			return rows, func() { c.release(e) }, nil
+			return rows, done, err
 		}
 		// Not preparable (DuckDB prepares one statement): run it as is.
 	}
@@ -124,6 +116,19 @@ func (c *stmtCache) sawBefore(q string) bool {
 	return false
 }
 
+// query runs the kept statement e (not busy); done releases it.
+func (c *stmtCache) query(ctx context.Context, e *cachedStmt, args []any) (*sql.Rows, func(), error) {
+	e.busy = true
+	c.tick++
+	e.used = c.tick
+	rows, err := e.st.QueryContext(ctx, args...)
+	if err != nil {
+		c.release(e)
+		return nil, nil, err
+	}
+	return rows, func() { c.release(e) }, nil
+}
+
 func (c *stmtCache) add(q string, st *sql.Stmt) *cachedStmt {
 	if c.m == nil {
 		c.m = map[string]*cachedStmt{}
@@ -140,8 +145,7 @@ func (c *stmtCache) add(q string, st *sql.Stmt) *cachedStmt {
 		}
 		c.evict(oldest)
 	}
-	c.tick++
-	e := &cachedStmt{st: st, used: c.tick}
+	e := &cachedStmt{st: st}
 	c.m[q] = e
 	return e
 }

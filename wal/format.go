@@ -3,6 +3,7 @@ package wal
 import (
 	"encoding/binary"
 	"fmt"
+	"os"
 	"regexp"
 	"strconv"
 )
@@ -53,6 +54,21 @@ func segmentName(tsMicros int64, pid int, seq uint64) string {
 // *.arrow file (ours, or a foreign/legacy stream whose batches are untagged).
 func isSegment(name string) bool {
 	return len(name) > len(segmentSuffix) && name[len(name)-len(segmentSuffix):] == segmentSuffix
+}
+
+// HasSegments reports whether dir holds a segment that Open would recover
+// (false if dir cannot be read or does not exist).
+func HasSegments(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, de := range ents {
+		if !de.IsDir() && isSegment(de.Name()) {
+			return true
+		}
+	}
+	return false
 }
 
 // segmentTS returns the creation timestamp in a name written by this

@@ -2,6 +2,7 @@ package parquet
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -99,7 +100,7 @@ func (d *dictColumn) add(a arrow.Array) (int, error) {
 	}
 	offs := ba.ValueOffsets()
 	hasNulls := a.NullN() > 0
-	d.idx = growInt32(d.idx, n)
+	d.idx = slices.Grow(d.idx, n)
 	taken := n
 	for i := 0; i < n; i++ {
 		if hasNulls && a.IsNull(i) {
@@ -190,15 +191,6 @@ func definitionLevels(levels []int16, valid []byte, off, n int, hasNulls bool) [
 		}
 	}
 	return levels
-}
-
-func growInt32(s []int32, n int) []int32 {
-	if cap(s)-len(s) < n {
-		t := make([]int32, len(s), 2*cap(s)+n)
-		copy(t, s)
-		s = t
-	}
-	return s
 }
 
 // growBitmap makes b hold at least bits bits, keeping its content.
