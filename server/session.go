@@ -17,6 +17,7 @@ import (
 	"github.com/bsdb/bsdb-pg/planner"
 	bsql "github.com/bsdb/bsdb-pg/sql"
 	"github.com/bsdb/bsdb-pg/storage/catalog"
+	"github.com/bsdb/bsdb-pg/wal"
 )
 
 // Backend implements pgwire.Backend over a planner.Engine.
@@ -59,6 +60,17 @@ func NewBackend(eng *planner.Engine, log *slog.Logger) *Backend {
 }
 
 // NewSession implements pgwire.Backend.
+// serverDefaults are the session settings the server's configuration
+// changes from the built-in defaults: BSDB_WAL_DURABILITY=async is
+// synchronous_commit=off for every session that does not SET it back on
+// (as synchronous_commit in postgresql.conf).
+func (b *Backend) serverDefaults() map[string]string {
+	if b.Eng != nil && b.Eng.Config().Durability == wal.DurabilityAsync {
+		return map[string]string{"synchronous_commit": "off"}
+	}
+	return nil
+}
+
 func (b *Backend) NewSession(ctx context.Context, info pgwire.StartupInfo) (pgwire.Session, error) {
 	db := info.Database
 	if db == "" {
@@ -85,11 +97,12 @@ func (b *Backend) NewSession(ctx context.Context, info pgwire.StartupInfo) (pgwi
 	if err != nil {
 		return nil, err
 	}
-	s := &session{b: b, eng: b.Eng, info: info, db: db, user: info.User, conn: conn, set: newSettings(info.User, info.Params)}
+	s := &session{b: b, eng: b.Eng, info: info, db: db, user: info.User, conn: conn, set: newSettings(info.User, b.serverDefaults())}
 	if err := applyStartupSettings(s.set, info.Params); err != nil {
 		conn.Close()
 		return nil, err
 	}
+	s.set.markBase()
 	if err := s.initConn(ctx); err != nil {
 		conn.Close()
 		return nil, err

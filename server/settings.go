@@ -176,19 +176,39 @@ func parseDurationMS(v string) (time.Duration, error) {
 // settings is a session's configuration parameters.
 type settings struct {
 	vals map[string]string // lower-case name -> value
+	// base is what RESET returns to: the built-in defaults overridden by
+	// the server's configuration and the session's startup packet, as
+	// PostgreSQL's reset_val (nil: the built-in defaults).
+	base map[string]string
 	// derived
 	types   pgtypes.Settings
 	timeout time.Duration
 }
 
-func newSettings(user string, startup map[string]string) *settings {
+// newSettings makes a session's settings: the built-in defaults, with the
+// server's own defaults (lower-case name -> value, e.g. synchronous_commit
+// from BSDB_WAL_DURABILITY) over them.
+func newSettings(user string, serverDefaults map[string]string) *settings {
 	s := &settings{vals: map[string]string{}}
 	for k, g := range gucs {
 		s.vals[k] = g.def
 	}
+	for k, v := range serverDefaults {
+		s.vals[k] = v
+	}
 	s.vals["session_authorization"] = user
 	s.derive()
+	s.markBase()
 	return s
+}
+
+// markBase makes the current values what RESET returns to (called once the
+// startup packet's settings are applied).
+func (s *settings) markBase() {
+	s.base = make(map[string]string, len(s.vals))
+	for k, v := range s.vals {
+		s.base[k] = v
+	}
 }
 
 func (s *settings) get(name string) (string, *guc, error) {
@@ -235,7 +255,11 @@ func (s *settings) reset(name string) (*guc, error) {
 	if !ok {
 		return nil, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 	}
-	s.vals[k] = g.def
+	if v, ok := s.base[k]; ok {
+		s.vals[k] = v
+	} else {
+		s.vals[k] = g.def
+	}
 	s.derive()
 	return g, nil
 }
