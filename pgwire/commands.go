@@ -124,40 +124,10 @@ func toCommand(msg pgproto3.FrontendMessage) command {
 	}
 }
 
-// readLoop is the reader goroutine: it decodes messages into commands and
-// queues them for the command loop. When the connection fails it cancels
-// the connection context at once, so a statement that is running notices
-// a client that went away.
-func (c *conn) readLoop() {
-	defer close(c.readerDone)
-	for {
-		msg, err := c.in.Receive()
-		var cmd command
-		if err != nil {
-			re := cmdReadError{err: err, io: c.ior.failed()}
-			if re.io {
-				c.cancel(errClientGone)
-			}
-			cmd = re
-		} else {
-			cmd = toCommand(msg)
-		}
-		select {
-		case c.cmds <- cmd:
-		case <-c.done:
-			return
-		}
-		switch cmd.(type) {
-		case cmdReadError, cmdTerminate:
-			return
-		}
-	}
-}
-
 // next returns the next command, or false when the connection must end
-// now (shutdown, or the client is gone and nothing is queued). Commands the
-// client queued before it went away still run, like PostgreSQL does with
-// what is left in its socket buffer; their context is already canceled.
+// now (Shutdown). The command loop reads the socket itself: a statement
+// runs on the goroutine that read it, with no hand-off between threads. A
+// client that goes away while a statement runs is noticed by watchClient.
 func (c *conn) next() (command, bool) {
 	if cmd := c.pending; cmd != nil {
 		c.pending = nil
@@ -166,15 +136,21 @@ func (c *conn) next() (command, bool) {
 	if c.ctx.Err() != nil && context.Cause(c.ctx) == errShutdown {
 		return nil, false
 	}
-	select {
-	case cmd := <-c.cmds:
-		return cmd, true
-	default:
+	msg, err := c.in.Receive()
+	if err != nil {
+		if c.ctx.Err() != nil && context.Cause(c.ctx) == errShutdown {
+			return nil, false
+		}
+		return c.readError(err), true
 	}
-	select {
-	case cmd := <-c.cmds:
-		return cmd, true
-	case <-c.ctx.Done():
-		return nil, false
+	return toCommand(msg), true
+}
+
+// readError makes the command that ends the stream after a failed read.
+func (c *conn) readError(err error) cmdReadError {
+	re := cmdReadError{err: err, io: c.ior.failed() || c.ctx.Err() != nil}
+	if re.io {
+		c.cancel(errClientGone)
 	}
+	return re
 }

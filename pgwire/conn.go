@@ -3,9 +3,11 @@ package pgwire
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,14 +17,10 @@ import (
 	"github.com/bsdb/bsdb-pg/pgerr"
 )
 
-// cmdQueueLen bounds how far the reader goroutine reads ahead of the
-// command loop (pipelined messages).
-const cmdQueueLen = 64
-
 // conn is one client connection. Its phases: startup (negotiate,
-// authenticate, NewSession, first ReadyForQuery), then the command loop fed
-// by the reader goroutine, then close (Session.Close, socket close, reader
-// joined).
+// authenticate, NewSession, first ReadyForQuery), then the command loop,
+// which reads the socket itself (reading.go), then close (socket close,
+// Session.Close).
 //
 // Fields below mu are owned by the command loop goroutine.
 type conn struct {
@@ -33,7 +31,7 @@ type conn struct {
 
 	ior *ioErrReader
 	rd  *bufio.Reader
-	in  *pgproto3.Backend // decodes; used by startup, then only by readLoop
+	in  *pgproto3.Backend // decodes; used by startup, then by the command loop
 	bw  *bufio.Writer
 	out *pgproto3.Backend // encodes into bw; used by the command loop only
 
@@ -46,10 +44,14 @@ type conn struct {
 	sess   Session
 	start  time.Time
 
-	cmds       chan command
-	done       chan struct{} // closed when the command loop ends
-	readerDone chan struct{} // closed when readLoop returns
-	pending    command       // a command a COPY reader took that the loop must see
+	pending command // a command a COPY reader took that the loop must see
+	// deadline guards the read deadline that interrupts a blocked read
+	// (reading.go).
+	deadline struct {
+		sync.Mutex
+		ended bool // the connection's context is done: reads fail from now on
+	}
+	copyIntr func() // disarms the running COPY's read interrupt, or nil
 
 	stmts          map[string]*stmtEntry
 	portals        map[string]*portalEntry
@@ -70,15 +72,12 @@ type conn struct {
 
 func newConn(s *Server, nc net.Conn) *conn {
 	c := &conn{
-		srv:        s,
-		log:        s.log,
-		raw:        nc,
-		start:      time.Now(),
-		cmds:       make(chan command, cmdQueueLen),
-		done:       make(chan struct{}),
-		readerDone: make(chan struct{}),
-		stmts:      make(map[string]*stmtEntry),
-		portals:    make(map[string]*portalEntry),
+		srv:     s,
+		log:     s.log,
+		raw:     nc,
+		start:   time.Now(),
+		stmts:   make(map[string]*stmtEntry),
+		portals: make(map[string]*portalEntry),
 	}
 	c.ctx, c.cancel = context.WithCancelCause(context.Background())
 	c.mu.state = "starting"
@@ -96,8 +95,8 @@ type ioErrReader struct {
 
 func (r *ioErrReader) Read(p []byte) (int, error) {
 	n, err := r.r.Read(p)
-	if err != nil {
-		r.bad.Store(true)
+	if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+		r.bad.Store(true) // a deadline is ours: an interrupted read (reading.go)
 	}
 	return n, err
 }
@@ -114,11 +113,11 @@ func (c *conn) run() {
 		c.closeSession()
 		return
 	}
-	go c.readLoop()
+	// Once the connection's context is done (Shutdown, the client gone),
+	// a read blocked on the socket returns.
+	context.AfterFunc(c.ctx, c.endReads)
 	c.loop()
-	close(c.done)
-	c.raw.Close() // unblocks readLoop
-	<-c.readerDone
+	c.raw.Close()
 	c.closeSession()
 }
 
@@ -204,7 +203,15 @@ func (c *conn) withStmt(op string, f func(ctx context.Context) error) *pgerr.Err
 	c.mu.Lock()
 	c.mu.stmtCancel = cancel
 	c.mu.Unlock()
+	// Nobody reads the socket while the statement runs: a statement that
+	// outlasts clientCheckDelay watches it for the client hanging up.
+	watch := time.AfterFunc(clientCheckDelay, func() { c.watchClient(ctx) })
 	err := c.guard(op, func() error { return f(ctx) })
+	watch.Stop()
+	if c.copyIntr != nil {
+		c.copyIntr()
+		c.copyIntr = nil
+	}
 	c.mu.Lock()
 	c.mu.stmtCancel = nil
 	c.mu.Unlock()

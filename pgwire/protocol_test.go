@@ -403,3 +403,50 @@ func TestStartupNegotiation(t *testing.T) {
 		c.expectClosed()
 	})
 }
+
+// A COPY FROM STDIN canceled while the server waits for the client's data
+// (here in the middle of a CopyData message) ends with 57014; the rest of
+// the client's copy stream, that message's remaining bytes included, is
+// dropped and the connection goes on. The command loop reads the socket
+// itself, so the cancel has to interrupt a blocked read that must resume
+// where it stopped.
+func TestCopyInCanceledWhileWaiting(t *testing.T) {
+	ts := startServer(t, Config{}, nil)
+	c := dialRaw(t, ts.addr)
+	c.send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "u"}})
+	var key *pgproto3.BackendKeyData
+	for key == nil {
+		if k, ok := c.recv().(*pgproto3.BackendKeyData); ok {
+			key = k
+		}
+	}
+	c.until('Z')
+	c.send(&pgproto3.Query{String: "copy t from stdin"})
+	c.until('G')
+	c.send(&pgproto3.CopyData{Data: []byte("1\tx\n")})
+	// A CopyData of 8 bytes of which 3 are sent now.
+	if _, err := c.nc.Write([]byte{'d', 0, 0, 0, 12, '2', '\t', 'y'}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	cc := dialRaw(t, ts.addr)
+	cc.send(&pgproto3.CancelRequest{ProcessID: key.ProcessID, SecretKey: key.SecretKey})
+	cc.expectClosed()
+	if got, _ := c.until('Z'); got != "E(57014) Z(I)" {
+		t.Fatalf("canceled COPY: got %s", got)
+	}
+	if _, err := c.nc.Write([]byte("\n3\tz\n")); err != nil {
+		t.Fatal(err)
+	}
+	c.send(&pgproto3.CopyData{Data: []byte("4\tw\n")}, &pgproto3.CopyDone{}, &pgproto3.Query{String: "select a, b from t"})
+	if got, _ := c.until('Z'); got != "T C(SELECT 0) Z(I)" {
+		t.Errorf("after the canceled COPY: got %s", got)
+	}
+	// The connection still copies.
+	c.send(&pgproto3.Query{String: "copy t from stdin"})
+	c.until('G')
+	c.send(&pgproto3.CopyData{Data: []byte("5\tv\n")}, &pgproto3.CopyDone{})
+	if got, _ := c.until('Z'); got != "C(COPY 1) Z(I)" {
+		t.Errorf("next COPY: got %s", got)
+	}
+}

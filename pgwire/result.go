@@ -108,8 +108,10 @@ func (w copyOutWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// copyInReader yields the CopyData of a COPY FROM STDIN, taking commands
-// from the connection's queue. Its error is sticky.
+// copyInReader yields the CopyData of a COPY FROM STDIN, reading the
+// connection's messages itself. A CopyData's bytes are used in place: they
+// stay valid until the next message is read, which happens only once they
+// are consumed. Its error is sticky.
 type copyInReader struct {
 	c   *conn
 	ctx context.Context
@@ -122,29 +124,40 @@ func (r *copyInReader) Read(p []byte) (int, error) {
 		if r.err != nil {
 			return 0, r.err
 		}
-		var cmd command
-		select {
-		case cmd = <-r.c.cmds:
-		case <-r.ctx.Done():
-			r.err = r.ctx.Err()
+		if err := r.ctx.Err(); err != nil {
+			r.err = err
 			return 0, r.err
 		}
-		switch m := cmd.(type) {
-		case cmdCopyData:
-			r.buf = m.data
-		case cmdCopyDone:
+		if r.c.copyIntr == nil {
+			r.c.copyIntr = r.c.interruptCopyReads(r.ctx)
+		}
+		msg, err := r.c.in.Receive()
+		if err != nil {
+			if ctxErr := r.ctx.Err(); ctxErr != nil && r.c.ctx.Err() == nil {
+				// Canceled while waiting: the connection goes on.
+				r.err = ctxErr
+				return 0, r.err
+			}
+			r.c.pending = r.c.readError(err) // the command loop must see the connection end
+			r.err = &pgerr.Error{Code: pgerr.ConnectionException, Message: "unexpected EOF on client connection with an open transaction"}
+			return 0, r.err
+		}
+		switch m := msg.(type) {
+		case *pgproto3.CopyData:
+			r.buf = m.Data
+		case *pgproto3.CopyDone:
 			r.err = io.EOF
-		case cmdCopyFail:
-			r.err = pgerr.New(pgerr.QueryCanceled, "COPY from stdin failed: %s", m.msg)
-		case cmdFlush, cmdSync:
+		case *pgproto3.CopyFail:
+			r.err = pgerr.New(pgerr.QueryCanceled, "COPY from stdin failed: %s", m.Message)
+		case *pgproto3.Flush, *pgproto3.Sync:
 			// Ignored during copy-in, like PostgreSQL: libpq sends Sync
 			// right after an extended-protocol Execute that turns out to
 			// be a COPY, and another Sync after CopyDone.
-		case cmdReadError, cmdTerminate:
-			r.c.pending = cmd // the command loop must see the connection end
+		case *pgproto3.Terminate:
+			r.c.pending = cmdTerminate{} // the command loop must see the connection end
 			r.err = &pgerr.Error{Code: pgerr.ConnectionException, Message: "unexpected EOF on client connection with an open transaction"}
 		default:
-			r.err = pgerr.New(pgerr.ProtocolViolation, "unexpected message type 0x%02X during COPY from stdin", cmd.msgType())
+			r.err = pgerr.New(pgerr.ProtocolViolation, "unexpected message type 0x%02X during COPY from stdin", toCommand(msg).msgType())
 		}
 	}
 	n := copy(p, r.buf)
