@@ -60,10 +60,11 @@ func (w *WAL) compactLarge(recs []Record) error {
 						return fmt.Errorf("wal: compact %s: %w", old.name, err)
 					}
 				}
-				if err := w.encodeLocked(seg, r.TxID, r.Seq, r.Batches, crcs); err != nil {
+				buf, err := w.encodeLocked(seg, r.TxID, r.Seq, r.Batches, crcs)
+				if err != nil {
 					return fmt.Errorf("wal: compact %s: %w", old.name, err)
 				}
-				if err := seg.writeLocked(seg.buf.Bytes()); err != nil {
+				if err := seg.writeLocked(buf); err != nil {
 					return fmt.Errorf("wal: compact %s: %w", old.name, err)
 				}
 				seg.txs[r.TxID] = struct{}{}

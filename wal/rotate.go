@@ -44,10 +44,9 @@ func (w *WAL) Rotate() error {
 func (w *WAL) sealLocked(s *segment) error {
 	var err error
 	if s.failed == nil {
-		s.buf.Reset()
-		if cerr := s.w.Close(); cerr != nil {
+		if tail, cerr := w.endStreamLocked(s); cerr != nil {
 			err = fmt.Errorf("wal: seal %s: finish stream: %w", s.name, cerr)
-		} else if werr := s.writeLocked(s.buf.Bytes()); werr != nil {
+		} else if werr := s.writeLocked(tail); werr != nil {
 			err = fmt.Errorf("wal: seal: %w", werr)
 		} else if terr := s.trimLocked(); terr != nil {
 			err = fmt.Errorf("wal: seal: %w", terr)

@@ -1,7 +1,6 @@
 package wal
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,8 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow/ipc"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/google/uuid"
 
 	"github.com/bsdb/bsdb-pg/storage/vfs"
@@ -40,9 +37,7 @@ type segment struct {
 	wal  *WAL
 
 	// Guarded by WAL.mu.
-	w      *ipc.Writer
-	buf    bytes.Buffer
-	size   int64
+	size   int64 // bytes of the stream written; 0: the schema message is not written yet
 	alloc  int64 // bytes reserved by Allocate; 0 = not preallocating
 	txs    map[uuid.UUID]struct{}
 	failed error // a write or encode failed: no further appends
@@ -63,7 +58,6 @@ func newSegment(w *WAL, name, path string, lock io.Closer, f vfs.File) *segment 
 	s := &segment{name: name, path: path, lock: lock, f: f, wal: w, txs: map[uuid.UUID]struct{}{}}
 	s.cond.L = &s.smu
 	s.zeroState.init()
-	s.w = ipc.NewWriter(&s.buf, ipc.WithSchema(w.opts.Schema), ipc.WithAllocator(memory.DefaultAllocator))
 	return s
 }
 

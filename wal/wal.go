@@ -9,13 +9,11 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/google/uuid"
 
 	"github.com/bsdb/bsdb-pg/internal/crash"
@@ -42,6 +40,7 @@ type WAL struct {
 		nextSeq    uint64           // next transaction sequence number
 		nextSegSeq uint64           // next segment counter in names
 		lastTS     int64            // largest timestamp in any segment name seen
+		enc        ipcEncoder       // encodes every append and seal (encode.go)
 	}
 
 	asyncPending atomic.Int64 // async batches not yet covered by a worker sync
@@ -133,11 +132,12 @@ func (w *WAL) Append(ctx context.Context, txID uuid.UUID, batches []arrow.Record
 	}
 	seq := w.mu.nextSeq
 	w.mu.nextSeq++
-	if err := w.encodeLocked(seg, txID, seq, batches, crcs); err != nil {
+	buf, err := w.encodeLocked(seg, txID, seq, batches, crcs)
+	if err != nil {
 		w.mu.Unlock()
 		return 0, err
 	}
-	if err := seg.writeLocked(seg.buf.Bytes()); err != nil {
+	if err := seg.writeLocked(buf); err != nil {
 		w.mu.Unlock()
 		return 0, err
 	}
@@ -166,28 +166,46 @@ func (w *WAL) Append(ctx context.Context, txID uuid.UUID, batches []arrow.Record
 	return seq, nil
 }
 
-// encodeLocked encodes the tagged batches into seg.buf.
+// encodeLocked encodes the tagged batches (after the schema message if
+// they start seg's stream) and returns the bytes to write, valid until the
+// next call. An error leaves seg untouched and usable: nothing was written.
 // REQUIRES: w.mu held.
-func (w *WAL) encodeLocked(seg *segment, txID uuid.UUID, seq uint64, batches []arrow.RecordBatch, crcs []uint32) error {
-	seg.buf.Reset()
+func (w *WAL) encodeLocked(seg *segment, txID uuid.UUID, seq uint64, batches []arrow.RecordBatch, crcs []uint32) ([]byte, error) {
+	e := &w.mu.enc
+	e.reset()
+	if seg.size == 0 {
+		sm, err := e.schemaMessage(w.opts.Schema)
+		if err != nil {
+			return nil, fmt.Errorf("wal: append tx %s: schema: %w", txID, err)
+		}
+		e.out = append(e.out, sm...)
+	}
 	count := uint32(len(batches))
 	for i, b := range batches {
 		idx := uint32(i)
-		md := arrow.NewMetadata(
-			[]string{keyTxID, keySeq, keyIndex, keyCount, keyCRC32C},
-			[]string{txID.String(), strconv.FormatUint(seq, 10), strconv.FormatUint(uint64(idx), 10),
-				strconv.FormatUint(uint64(count), 10), formatCRC(finishCRC(crcs[i], txID, seq, idx, count))},
-		)
-		tagged := array.NewRecordBatchWithMetadata(w.opts.Schema, b.Columns(), b.NumRows(), md)
-		err := seg.w.Write(tagged)
-		tagged.Release()
-		if err != nil {
-			// The IPC writer's state is unknown now: retire the segment.
-			seg.failed = fmt.Errorf("%w: encode: %v", ErrSegmentFailed, err)
-			return fmt.Errorf("wal: append tx %s: %w", txID, seg.failed)
+		if err := e.appendBatch(b, txID, seq, idx, count, finishCRC(crcs[i], txID, seq, idx, count)); err != nil {
+			return nil, fmt.Errorf("wal: append tx %s: batch %d: %w", txID, i, err)
 		}
 	}
-	return nil
+	return e.out, nil
+}
+
+// endStreamLocked returns the bytes that finish seg's stream: the
+// end-of-stream marker, after the schema message if the stream is empty
+// (what ipc.Writer.Close writes).
+// REQUIRES: w.mu held.
+func (w *WAL) endStreamLocked(seg *segment) ([]byte, error) {
+	e := &w.mu.enc
+	e.reset()
+	if seg.size == 0 {
+		sm, err := e.schemaMessage(w.opts.Schema)
+		if err != nil {
+			return nil, err
+		}
+		e.out = append(e.out, sm...)
+	}
+	e.out = append(e.out, eosMarker...)
+	return e.out, nil
 }
 
 // activeLocked returns a usable active segment, retiring a failed one and
