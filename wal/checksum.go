@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -47,7 +48,8 @@ var errUnsupportedType = errors.New("wal: column type not supported in the WAL")
 // dataCRC returns the CRC32C of canonical(batch). It validates buffer sizes
 // against lengths and never panics on malformed arrays.
 func dataCRC(rec arrow.RecordBatch) (uint32, error) {
-	h := &crcWriter{}
+	h := crcWriters.Get().(*crcWriter)
+	defer h.release()
 	h.u64(uint64(rec.NumRows()))
 	h.u32(uint32(rec.NumCols()))
 	sc := rec.Schema()
@@ -55,9 +57,9 @@ func dataCRC(rec arrow.RecordBatch) (uint32, error) {
 		f := sc.Field(i)
 		h.str(f.Name)
 		if f.Nullable {
-			h.bytes([]byte{1})
+			h.byte(1)
 		} else {
-			h.bytes([]byte{0})
+			h.byte(0)
 		}
 		h.str(typeFingerprint(col.DataType()))
 		if int64(col.Len()) != rec.NumRows() {
@@ -67,17 +69,19 @@ func dataCRC(rec arrow.RecordBatch) (uint32, error) {
 			return 0, fmt.Errorf("column %q: %w", f.Name, err)
 		}
 	}
-	return h.crc, nil
+	return h.sum(), nil
 }
 
 // finishCRC folds the transaction trailer into a data CRC.
 func finishCRC(data uint32, tx uuid.UUID, seq uint64, index, count uint32) uint32 {
-	var t [32]byte
-	copy(t[:16], tx[:])
-	binary.LittleEndian.PutUint64(t[16:], seq)
-	binary.LittleEndian.PutUint32(t[24:], index)
-	binary.LittleEndian.PutUint32(t[28:], count)
-	return crc32.Update(data, castagnoli, t[:])
+	h := crcWriters.Get().(*crcWriter)
+	defer h.release()
+	h.crc = data
+	h.buf = append(h.buf, tx[:]...)
+	h.u64(seq)
+	h.u32(index)
+	h.u32(count)
+	return h.sum()
 }
 
 func typeFingerprint(dt arrow.DataType) string {
@@ -87,21 +91,78 @@ func typeFingerprint(dt arrow.DataType) string {
 	return dt.String()
 }
 
-type crcWriter struct{ crc uint32 }
+// crcWriter computes a CRC32C over a sequence of fields. Small fields are
+// gathered in buf and folded in with one crc32.Update (the CRC of a
+// concatenation does not depend on how it is cut): every slice given to
+// crc32.Update escapes, so hashing each length and flag on its own cost an
+// allocation. Writers are pooled; buf is reused.
+type crcWriter struct {
+	crc uint32
+	buf []byte // bytes not yet folded into crc
+}
 
-func (h *crcWriter) bytes(p []byte) { h.crc = crc32.Update(h.crc, castagnoli, p) }
+// crcGather: fields up to this size are gathered, and buf is folded in
+// once it holds this much.
+const crcGather = 256
+
+var crcWriters = sync.Pool{New: func() any { return &crcWriter{buf: make([]byte, 0, 2*crcGather)} }}
+
+func (h *crcWriter) release() {
+	h.crc, h.buf = 0, h.buf[:0]
+	crcWriters.Put(h)
+}
+
+func (h *crcWriter) flush() {
+	if len(h.buf) > 0 {
+		h.crc = crc32.Update(h.crc, castagnoli, h.buf)
+		h.buf = h.buf[:0]
+	}
+}
+
+// sum returns the CRC of everything written.
+func (h *crcWriter) sum() uint32 {
+	h.flush()
+	return h.crc
+}
+
+func (h *crcWriter) gathered() {
+	if len(h.buf) >= crcGather {
+		h.flush()
+	}
+}
+
+func (h *crcWriter) bytes(p []byte) {
+	if len(p) <= crcGather {
+		h.buf = append(h.buf, p...)
+		h.gathered()
+		return
+	}
+	h.flush()
+	h.crc = crc32.Update(h.crc, castagnoli, p)
+}
+
+func (h *crcWriter) byte(b byte) {
+	h.buf = append(h.buf, b)
+	h.gathered()
+}
+
 func (h *crcWriter) u32(v uint32) {
-	var b [4]byte
-	binary.LittleEndian.PutUint32(b[:], v)
-	h.bytes(b[:])
+	h.buf = binary.LittleEndian.AppendUint32(h.buf, v)
+	h.gathered()
 }
+
 func (h *crcWriter) u64(v uint64) {
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], v)
-	h.bytes(b[:])
+	h.buf = binary.LittleEndian.AppendUint64(h.buf, v)
+	h.gathered()
 }
+
 func (h *crcWriter) str(s string) {
 	h.u32(uint32(len(s)))
+	if len(s) <= crcGather {
+		h.buf = append(h.buf, s...)
+		h.gathered()
+		return
+	}
 	h.bytes([]byte(s))
 }
 
@@ -114,7 +175,7 @@ func (h *crcWriter) bits(buf []byte, off, n int) error {
 		whole := n / 8
 		h.bytes(buf[off/8 : off/8+whole])
 		if rem := n % 8; rem != 0 {
-			h.bytes([]byte{buf[off/8+whole] & byte(1<<rem-1)})
+			h.byte(buf[off/8+whole] & byte(1<<rem-1))
 		}
 		return nil
 	}
