@@ -225,47 +225,111 @@ func (p *insertPlan) buildBatches(ctx context.Context) ([]arrow.RecordBatch, int
 // the typmods (varchar(n), char(n), numeric(p,s)) and range checks as the
 // cast in Source would.
 func (p *insertPlan) directBatches() ([]arrow.RecordBatch, int64, error) {
-	cols := p.t.Schema.Columns
-	as := p.t.T.ArrowSchema()
-	var bb *batchBuilder
-	if c := p.cache; c != nil && c.rb != nil && c.rb.Schema() == as {
-		bb = &batchBuilder{sch: p.t.Schema, arrow: as, rb: c.rb, limit: defaultBatchRows}
-		c.rb = nil
-	} else {
-		bb = newBatchBuilder(p.t.Schema, as, 0)
+	if len(p.ins.Direct) <= smallBatchRows {
+		return p.smallDirectBatches()
 	}
-	row := make([]any, len(cols))
-	var txStart, stmtStart time.Time
-	for _, dr := range p.ins.Direct {
-		for i, dv := range dr {
-			v := dv.Value
-			if dv.Clock != bsql.ClockNone {
-				if txStart.IsZero() {
-					txStart, stmtStart = p.b.ClockTimes()
-				}
-				v = bsql.ClockValue(dv.Clock, dv.Prec, txStart, stmtStart, &p.s.set.types)
-			}
-			if dv.Param > 0 {
-				v = nil
-				if dv.Param <= len(p.canon) {
-					v = p.canon[dv.Param-1]
-				}
-			}
-			if v == nil && p.info.Columns[i].NotNull {
-				bb.abort()
-				return nil, 0, pgerr.New(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", cols[i].Name, p.info.Name)
-			}
-			row[i] = v
+	bb := p.directBuilder()
+	row := make([]any, len(p.t.Schema.Columns))
+	var clock directClock
+	for r := range p.ins.Direct {
+		if err := p.directRow(r, row, &clock); err != nil {
+			bb.abort()
+			return nil, 0, err
 		}
 		if err := bb.appendRow(row); err != nil {
 			bb.abort()
 			return nil, 0, err
 		}
 	}
+	return p.finishDirect(bb), int64(len(p.ins.Direct)), nil
+}
+
+// smallDirectBatches is directBatches for a few rows: their values are
+// gathered first and, in the common case, made into a batch with exact
+// buffers (buildSmallBatch); otherwise the builder path runs on them and
+// reports what it always reported, in the same order: the rows before a
+// NOT NULL violation are converted (a conversion error in them comes
+// first), then the violation.
+func (p *insertPlan) smallDirectBatches() ([]arrow.RecordBatch, int64, error) {
+	ncol := len(p.t.Schema.Columns)
+	vals := make([]any, len(p.ins.Direct)*ncol)
+	var clock directClock
+	rows := 0
+	var nullErr error
+	for r := range p.ins.Direct {
+		if nullErr = p.directRow(r, vals[r*ncol:(r+1)*ncol], &clock); nullErr != nil {
+			break
+		}
+		rows++
+	}
+	as := p.t.T.ArrowSchema()
+	if nullErr == nil {
+		if rec, ok := buildSmallBatch(p.t.Schema, as, vals, rows); ok {
+			return []arrow.RecordBatch{rec}, int64(rows), nil
+		}
+	}
+	bb := p.directBuilder()
+	for r := 0; r < rows; r++ {
+		if err := bb.appendRow(vals[r*ncol : (r+1)*ncol]); err != nil {
+			bb.abort()
+			return nil, 0, err
+		}
+	}
+	if nullErr != nil {
+		bb.abort()
+		return nil, 0, nullErr
+	}
+	return p.finishDirect(bb), int64(rows), nil
+}
+
+// directClock holds a statement's clock times once one is needed.
+type directClock struct{ txStart, stmtStart time.Time }
+
+// directRow puts the values of row r of the VALUES source into row (one
+// per column), or returns the NOT NULL violation it finds first.
+func (p *insertPlan) directRow(r int, row []any, clock *directClock) error {
+	cols := p.t.Schema.Columns
+	for i, dv := range p.ins.Direct[r] {
+		v := dv.Value
+		if dv.Clock != bsql.ClockNone {
+			if clock.txStart.IsZero() {
+				clock.txStart, clock.stmtStart = p.b.ClockTimes()
+			}
+			v = bsql.ClockValue(dv.Clock, dv.Prec, clock.txStart, clock.stmtStart, &p.s.set.types)
+		}
+		if dv.Param > 0 {
+			v = nil
+			if dv.Param <= len(p.canon) {
+				v = p.canon[dv.Param-1]
+			}
+		}
+		if v == nil && p.info.Columns[i].NotNull {
+			return pgerr.New(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", cols[i].Name, p.info.Name)
+		}
+		row[i] = v
+	}
+	return nil
+}
+
+// directBuilder returns a builder for the rows, reusing the statement's
+// cached Arrow builder if it has one.
+func (p *insertPlan) directBuilder() *batchBuilder {
+	as := p.t.T.ArrowSchema()
+	if c := p.cache; c != nil && c.rb != nil && c.rb.Schema() == as {
+		bb := &batchBuilder{sch: p.t.Schema, arrow: as, rb: c.rb, limit: defaultBatchRows}
+		c.rb = nil
+		return bb
+	}
+	return newBatchBuilder(p.t.Schema, as, 0)
+}
+
+// finishDirect returns the batches of bb, keeping its Arrow builder (empty
+// again) in the statement's cache for the next execution.
+func (p *insertPlan) finishDirect(bb *batchBuilder) []arrow.RecordBatch {
 	if p.cache == nil {
-		return bb.finish(), int64(len(p.ins.Direct)), nil
+		return bb.finish()
 	}
 	bb.cut()
-	p.cache.rb = bb.rb // empty again: kept for the next execution
-	return bb.out, int64(len(p.ins.Direct)), nil
+	p.cache.rb = bb.rb
+	return bb.out
 }
