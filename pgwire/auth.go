@@ -5,8 +5,10 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
+	"os"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
@@ -65,8 +67,11 @@ func receiveAuth[T pgproto3.FrontendMessage](c *conn) (T, error) {
 	}
 	msg, err := c.in.Receive()
 	if err != nil {
-		if c.ior.failed() {
-			return zero, err // I/O: the client went away (psql does, to prompt for a password)
+		if c.ior.failed() || errors.Is(err, os.ErrDeadlineExceeded) {
+			// I/O: the client went away (psql does, to prompt for a
+			// password), or did not answer within authentication_timeout
+			// (PostgreSQL closes without a message then too), or Shutdown.
+			return zero, err
 		}
 		return zero, protocolErrorf("invalid authentication message: %v", err)
 	}

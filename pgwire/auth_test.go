@@ -155,3 +155,26 @@ func TestTLSRejectsBytesBeforeHandshake(t *testing.T) {
 	}
 	c.expectClosed()
 }
+
+// A client that does not answer the password request within
+// authentication_timeout is disconnected without a message, as PostgreSQL
+// does (a read deadline ends the wait; it is not a malformed message).
+func TestAuthTimeoutClosesSilently(t *testing.T) {
+	ts := startServer(t, Config{AuthTimeout: 300 * time.Millisecond, Auth: AuthConfig{Method: AuthPassword, Users: map[string]string{"alice": "x"}}}, nil)
+	c := dialRaw(t, ts.addr)
+	c.send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "alice"}})
+	if _, ok := c.recv().(*pgproto3.AuthenticationCleartextPassword); !ok {
+		t.Fatal("no password request")
+	}
+	start := time.Now()
+	for {
+		m, err := c.fe.Receive()
+		if err != nil {
+			break
+		}
+		t.Errorf("after the timeout: %s", msgLetter(m))
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("closed after %v", d)
+	}
+}
