@@ -43,7 +43,10 @@ type Session interface {
 	Prepare(ctx context.Context, name, sql string, paramOIDs []uint32) (Statement, error)
 	// Bind handles Bind: returns a portal ready to Execute. params are raw
 	// bytes (nil = NULL) in paramFormats (0 text, 1 binary; len 0 = all
-	// text, len 1 = all). pgwire has already checked the counts.
+	// text, len 1 = all). pgwire has already checked the counts. params and
+	// paramFormats are only valid during the call (they point into the
+	// connection's read buffer): the session copies what it keeps.
+	// resultFormats are the session's to keep.
 	Bind(ctx context.Context, stmt Statement, portalName string, params [][]byte, paramFormats, resultFormats []int16) (Portal, error)
 	// TxStatus is 'I' (idle), 'T' (in a transaction block) or 'E' (in a
 	// failed transaction block); it is sent in every ReadyForQuery.

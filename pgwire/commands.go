@@ -7,9 +7,16 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 )
 
-// A command is one frontend message, decoded and copied out of the codec's
-// reused buffers by the reader goroutine, so the command loop (and a COPY
-// reader) can hold it while the next message is read.
+// A command is one frontend message, decoded by the command loop, which
+// handles it before it reads the next message.
+//
+// Most commands are copied out of the codec's reused buffers. The hot ones
+// of the extended protocol are not: Bind, Describe and Execute come as
+// pointers to the conn's scratch commands (conn.scratch), overwritten by
+// the next message, and a Bind's parameter bytes point into the codec's
+// read buffer, which the next Receive reuses. So a command must not be
+// kept past the next read (conn.pending holds only commands that own
+// their data), and Session.Bind copies what it keeps (api.go).
 type command interface {
 	msgType() byte // the wire type byte, for error messages
 }
@@ -58,9 +65,9 @@ type (
 
 func (cmdQuery) msgType() byte     { return 'Q' }
 func (cmdParse) msgType() byte     { return 'P' }
-func (cmdBind) msgType() byte      { return 'B' }
-func (cmdDescribe) msgType() byte  { return 'D' }
-func (cmdExecute) msgType() byte   { return 'E' }
+func (*cmdBind) msgType() byte     { return 'B' }
+func (*cmdDescribe) msgType() byte { return 'D' }
+func (*cmdExecute) msgType() byte  { return 'E' }
 func (cmdClose) msgType() byte     { return 'C' }
 func (cmdSync) msgType() byte      { return 'S' }
 func (cmdFlush) msgType() byte     { return 'H' }
@@ -71,36 +78,51 @@ func (cmdCopyFail) msgType() byte  { return 'f' }
 func (c cmdOther) msgType() byte   { return c.typ }
 func (cmdReadError) msgType() byte { return 0 }
 
-// toCommand copies msg into a command value.
-func toCommand(msg pgproto3.FrontendMessage) command {
+// scratchCommands are the conn's reused commands (see command).
+type scratchCommands struct {
+	bind     cmdBind
+	describe cmdDescribe
+	execute  cmdExecute
+}
+
+// toCommand makes msg a command: a copy, or for Bind, Describe and Execute
+// one of sc's, valid until the next message is read. sc nil makes a copy
+// of those too (messages that are only reported).
+func toCommand(msg pgproto3.FrontendMessage, sc *scratchCommands) command {
+	if sc == nil {
+		sc = new(scratchCommands)
+	}
 	switch m := msg.(type) {
 	case *pgproto3.Query:
 		return cmdQuery{sql: m.String}
 	case *pgproto3.Parse:
 		return cmdParse{name: m.Name, sql: m.Query, paramOIDs: append([]uint32(nil), m.ParameterOIDs...)}
 	case *pgproto3.Bind:
-		b := cmdBind{
-			portal:        m.DestinationPortal,
-			stmt:          m.PreparedStatement,
-			paramFormats:  append([]int16(nil), m.ParameterFormatCodes...),
-			resultFormats: append([]int16(nil), m.ResultFormatCodes...),
-			params:        make([][]byte, len(m.Parameters)),
+		// The parameters and their formats are used in place: the Bind
+		// is handled, and Session.Bind has converted them, before the
+		// next read. The result formats are copied: the portal keeps them.
+		b := &sc.bind
+		*b = cmdBind{
+			portal:       m.DestinationPortal,
+			stmt:         m.PreparedStatement,
+			paramFormats: m.ParameterFormatCodes,
+			params:       m.Parameters,
 		}
-		for i, p := range m.Parameters {
-			if p != nil {
-				b.params[i] = append(make([]byte, 0, len(p)), p...)
-			}
+		if len(m.ResultFormatCodes) > 0 {
+			b.resultFormats = append([]int16(nil), m.ResultFormatCodes...)
 		}
 		return b
 	case *pgproto3.Describe:
-		return cmdDescribe{kind: m.ObjectType, name: m.Name}
+		sc.describe = cmdDescribe{kind: m.ObjectType, name: m.Name}
+		return &sc.describe
 	case *pgproto3.Execute:
 		// The wire field is an int32; PostgreSQL treats <= 0 as "all rows".
 		n := int(int32(m.MaxRows))
 		if n < 0 {
 			n = 0
 		}
-		return cmdExecute{portal: m.Portal, maxRows: n}
+		sc.execute = cmdExecute{portal: m.Portal, maxRows: n}
+		return &sc.execute
 	case *pgproto3.Close:
 		return cmdClose{kind: m.ObjectType, name: m.Name}
 	case *pgproto3.Sync:
@@ -143,7 +165,7 @@ func (c *conn) next() (command, bool) {
 		}
 		return c.readError(err), true
 	}
-	return toCommand(msg), true
+	return toCommand(msg, &c.scratch), true
 }
 
 // readError makes the command that ends the stream after a failed read.

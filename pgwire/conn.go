@@ -44,23 +44,36 @@ type conn struct {
 	sess   Session
 	start  time.Time
 
-	pending command // a command a COPY reader took that the loop must see
+	pending command // a command a COPY reader took that the loop must see; owns its data
+	scratch scratchCommands
+	// Reused so that a statement's usual answer allocates nothing: the
+	// writer of the running Execute, and backend messages (pgproto3
+	// encodes a message at Send and keeps no reference to it).
+	rw   resultWriter
+	msgs struct {
+		dataRow  pgproto3.DataRow
+		complete pgproto3.CommandComplete
+		ready    pgproto3.ReadyForQuery
+		tag      []byte
+	}
 	// deadline guards the read deadline that interrupts a blocked read
 	// (reading.go).
 	deadline struct {
 		sync.Mutex
 		ended bool // the connection's context is done: reads fail from now on
 	}
-	copyIntr func() // disarms the running COPY's read interrupt, or nil
+	copyIntr func()      // disarms the running COPY's read interrupt, or nil
+	watch    *time.Timer // starts watchClient for a long statement (withStmt)
 
 	stmts          map[string]*stmtEntry
-	portals        map[string]*portalEntry
+	portals        map[string]portalEntry
 	ignoreTillSync bool  // skip messages until Sync (after an extended-protocol error)
 	stop           bool  // a FATAL error was sent: close
 	writeErr       error // the socket failed: close
 
 	mu struct {
 		sync.Mutex
+		stmtCtx     context.Context         // the running statement's, or nil
 		stmtCancel  context.CancelCauseFunc // cancels the running statement
 		state       string
 		query       string
@@ -77,7 +90,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 		raw:     nc,
 		start:   time.Now(),
 		stmts:   make(map[string]*stmtEntry),
-		portals: make(map[string]*portalEntry),
+		portals: make(map[string]portalEntry),
 	}
 	c.ctx, c.cancel = context.WithCancelCause(context.Background())
 	c.mu.state = "starting"
@@ -178,11 +191,11 @@ func (c *conn) handle(cmd command) {
 		err = c.flush()
 	case cmdParse:
 		err = c.parse(cmd)
-	case cmdBind:
+	case *cmdBind:
 		err = c.bind(cmd)
-	case cmdDescribe:
+	case *cmdDescribe:
 		err = c.describe(cmd)
-	case cmdExecute:
+	case *cmdExecute:
 		err = c.execute(cmd)
 	case cmdClose:
 		err = c.closeObject(cmd)
@@ -201,19 +214,26 @@ func (c *conn) handle(cmd command) {
 func (c *conn) withStmt(op string, f func(ctx context.Context) error) *pgerr.Error {
 	ctx, cancel := context.WithCancelCause(c.ctx)
 	c.mu.Lock()
-	c.mu.stmtCancel = cancel
+	c.mu.stmtCtx, c.mu.stmtCancel = ctx, cancel
 	c.mu.Unlock()
 	// Nobody reads the socket while the statement runs: a statement that
-	// outlasts clientCheckDelay watches it for the client hanging up.
-	watch := time.AfterFunc(clientCheckDelay, func() { c.watchClient(ctx) })
+	// outlasts clientCheckDelay watches it for the client hanging up. One
+	// timer serves every statement of the connection (startWatch finds the
+	// running statement's context), which saves a timer and a closure per
+	// statement.
+	if c.watch == nil {
+		c.watch = time.AfterFunc(clientCheckDelay, c.startWatch)
+	} else {
+		c.watch.Reset(clientCheckDelay)
+	}
 	err := c.guard(op, func() error { return f(ctx) })
-	watch.Stop()
+	c.watch.Stop()
 	if c.copyIntr != nil {
 		c.copyIntr()
 		c.copyIntr = nil
 	}
 	c.mu.Lock()
-	c.mu.stmtCancel = nil
+	c.mu.stmtCtx, c.mu.stmtCancel = nil, nil
 	c.mu.Unlock()
 	var e *pgerr.Error
 	if err != nil {
@@ -221,6 +241,28 @@ func (c *conn) withStmt(op string, f func(ctx context.Context) error) *pgerr.Err
 	}
 	cancel(nil)
 	return e
+}
+
+// startWatch runs on the watch timer: it watches for the client hanging
+// up until the running statement ends. The timer may fire late, after its
+// statement ended: then it watches the next one, if any, which is harmless.
+func (c *conn) startWatch() {
+	c.mu.Lock()
+	ctx := c.mu.stmtCtx
+	c.mu.Unlock()
+	if ctx != nil {
+		c.watchClient(ctx)
+	}
+}
+
+// call runs f, a session call that is not a statement (it does no I/O and
+// takes no context), with panics recovered. The error it returns is ready
+// for the wire.
+func (c *conn) call(op string, f func() error) *pgerr.Error {
+	if err := c.guard(op, f); err != nil {
+		return c.wireError(err, nil)
+	}
+	return nil
 }
 
 // cancelStatement cancels the running statement, if any (CancelRequest).
@@ -306,7 +348,8 @@ func (c *conn) readyForQuery() {
 		state = "idle in transaction (aborted)"
 	}
 	c.setState(state, "")
-	_ = c.send(&pgproto3.ReadyForQuery{TxStatus: st})
+	c.msgs.ready.TxStatus = st
+	_ = c.send(&c.msgs.ready)
 	_ = c.flush()
 }
 

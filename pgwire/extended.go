@@ -64,7 +64,7 @@ func (c *conn) closeStmt(name string, s *stmtEntry) {
 	}
 }
 
-func (c *conn) closePortal(name string, p *portalEntry) {
+func (c *conn) closePortal(name string, p portalEntry) {
 	delete(c.portals, name)
 	if err := c.guard("Portal.Close", func() error { p.portal.Close(); return nil }); err != nil {
 		c.sendError(err)
@@ -129,7 +129,7 @@ func protocolError(msg string) *pgerr.Error {
 	return &pgerr.Error{Code: pgerr.ProtocolViolation, Message: msg}
 }
 
-func (c *conn) bind(m cmdBind) error {
+func (c *conn) bind(m *cmdBind) error {
 	s, ok := c.stmt(m.stmt)
 	if !ok {
 		return c.protocolFail(stmtNotFound(m.stmt))
@@ -163,7 +163,7 @@ func (c *conn) bind(m cmdBind) error {
 	}); e != nil {
 		return e
 	}
-	c.portals[m.portal] = &portalEntry{sql: s.sql, portal: p}
+	c.portals[m.portal] = portalEntry{sql: s.sql, portal: p}
 	return c.send(&pgproto3.BindComplete{})
 }
 
@@ -186,7 +186,7 @@ func (c *conn) sendColumns(cols []Column) error {
 	return c.send(rowDescription(cols))
 }
 
-func (c *conn) describe(m cmdDescribe) error {
+func (c *conn) describe(m *cmdDescribe) error {
 	switch m.kind {
 	case 'S':
 		s, ok := c.stmt(m.name)
@@ -195,7 +195,7 @@ func (c *conn) describe(m cmdDescribe) error {
 		}
 		var oids []uint32
 		var cols []Column
-		if e := c.withStmt("Statement.Describe", func(context.Context) error {
+		if e := c.call("Statement.Describe", func() error {
 			oids, cols = s.stmt.ParamOIDs(), s.stmt.Columns()
 			return nil
 		}); e != nil {
@@ -214,7 +214,7 @@ func (c *conn) describe(m cmdDescribe) error {
 			return c.protocolFail(portalNotFound(m.name))
 		}
 		var cols []Column
-		if e := c.withStmt("Portal.Describe", func(context.Context) error { cols = p.portal.Columns(); return nil }); e != nil {
+		if e := c.call("Portal.Describe", func() error { cols = p.portal.Columns(); return nil }); e != nil {
 			return e
 		}
 		return c.sendColumns(cols)
@@ -223,7 +223,7 @@ func (c *conn) describe(m cmdDescribe) error {
 	}
 }
 
-func (c *conn) execute(m cmdExecute) error {
+func (c *conn) execute(m *cmdExecute) error {
 	p, ok := c.portals[m.portal]
 	if !ok {
 		return c.protocolFail(portalNotFound(m.portal))
@@ -232,7 +232,9 @@ func (c *conn) execute(m cmdExecute) error {
 	var suspended bool
 	if e := c.withStmt("Portal.Execute", func(ctx context.Context) error {
 		var err error
-		suspended, err = p.portal.Execute(ctx, m.maxRows, &resultWriter{c: c, ctx: ctx, extended: true})
+		c.rw = resultWriter{c: c, ctx: ctx, extended: true}
+		suspended, err = p.portal.Execute(ctx, m.maxRows, &c.rw)
+		c.rw = resultWriter{}
 		return err
 	}); e != nil {
 		return e

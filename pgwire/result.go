@@ -28,7 +28,11 @@ func (w *resultWriter) Describe(cols []Column) error {
 }
 
 func (w *resultWriter) Row(values [][]byte) error {
-	return w.c.send(&pgproto3.DataRow{Values: values})
+	m := &w.c.msgs.dataRow
+	m.Values = values
+	err := w.c.send(m)
+	m.Values = nil
+	return err
 }
 
 func (w *resultWriter) Complete(tag string) error {
@@ -38,7 +42,10 @@ func (w *resultWriter) Complete(tag string) error {
 			return err
 		}
 	}
-	return w.c.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+	m := &w.c.msgs.complete
+	w.c.msgs.tag = append(w.c.msgs.tag[:0], tag...)
+	m.CommandTag = w.c.msgs.tag
+	return w.c.send(m)
 }
 
 func (w *resultWriter) EmptyQuery() error {
@@ -157,7 +164,7 @@ func (r *copyInReader) Read(p []byte) (int, error) {
 			r.c.pending = cmdTerminate{} // the command loop must see the connection end
 			r.err = &pgerr.Error{Code: pgerr.ConnectionException, Message: "unexpected EOF on client connection with an open transaction"}
 		default:
-			r.err = pgerr.New(pgerr.ProtocolViolation, "unexpected message type 0x%02X during COPY from stdin", toCommand(msg).msgType())
+			r.err = pgerr.New(pgerr.ProtocolViolation, "unexpected message type 0x%02X during COPY from stdin", toCommand(msg, nil).msgType())
 		}
 	}
 	n := copy(p, r.buf)
