@@ -309,7 +309,10 @@ func (s *session) withTimeout(ctx context.Context) (context.Context, context.Can
 	if s.set.timeout > 0 {
 		return context.WithTimeout(ctx, s.set.timeout)
 	}
-	return context.WithCancel(ctx)
+	// No timeout: the statement's own context (pgwire cancels it when the
+	// statement ends) will do; a child would cost a context, a cancel
+	// function and the parent's child set per statement.
+	return ctx, func() {}
 }
 
 // decorate maps context errors and DuckDB errors to PostgreSQL's.
