@@ -117,3 +117,24 @@ func hexOf(b []byte) string {
 	}
 	return string(out)
 }
+
+func TestInsertCacheKeyIs(t *testing.T) {
+	s := &session{set: &settings{}}
+	s.set.vals = map[string]string{"search_path": `"$user", public`, "datestyle": "ISO, MDY", "timezone": "UTC", "intervalstyle": "postgres"}
+	key := s.insertCacheKey()
+	if !s.insertCacheKeyIs(key) {
+		t.Fatalf("key %q does not match itself", key)
+	}
+	for _, k := range []string{"", key[:len(key)-1], key + "x", key + "\x00"} {
+		if s.insertCacheKeyIs(k) {
+			t.Errorf("%q matches %q", k, key)
+		}
+	}
+	s.set.vals["timezone"] = "Europe/Paris"
+	if s.insertCacheKeyIs(key) {
+		t.Error("key matches after a setting changed")
+	}
+	if insertTag(1) != "INSERT 0 1" || insertTag(12) != "INSERT 0 12" || insertTag(0) != "INSERT 0 0" {
+		t.Error("insertTag")
+	}
+}

@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -27,10 +29,9 @@ type insertPlan struct {
 	cache   *insertCache // the statement's cached translation, or nil
 }
 
-func (s *session) planInsert(ctx context.Context, st *bsql.Statement, params, canon []any, formats []int16) (plan, error) {
+func (s *session) planInsert(ctx context.Context, st *bsql.Statement, canon []any, formats []int16) (plan, error) {
 	b := &binder{s: s, ctx: ctx}
-	key := s.insertCacheKey()
-	ins := s.cachedInsert(ctx, st, key)
+	ins := s.cachedInsert(ctx, st)
 	if ins == nil {
 		var err error
 		ins, err = bsql.TranslateInsert(st.Tree, b, nil)
@@ -53,7 +54,11 @@ func (s *session) planInsert(ctx context.Context, st *bsql.Statement, params, ca
 		b.release()
 		return nil, err
 	}
-	p := &insertPlan{s: s, ins: ins, t: t, info: tableInfo(t), args: params, canon: canon, b: b, cache: s.cacheInsert(st, ins, t, key)}
+	var params []any // DuckDB's forms, for a source query or RETURNING
+	if ins.Direct == nil || ins.Returning != nil {
+		params = toDuckArgs(canon)
+	}
+	p := &insertPlan{s: s, ins: ins, t: t, info: tableInfo(t), args: params, canon: canon, b: b, cache: s.cacheInsert(st, ins, t)}
 	if ins.Returning != nil {
 		if err := s.returningView(ctx, t, nil); err != nil {
 			b.release()
@@ -82,14 +87,43 @@ type insertCache struct {
 	rb *array.RecordBuilder
 }
 
+// insertKeySettings are the settings an INSERT's translation depends on.
+var insertKeySettings = [...]string{"search_path", "datestyle", "timezone", "intervalstyle"}
+
 func (s *session) insertCacheKey() string {
-	return s.set.vals["search_path"] + "\x00" + s.set.vals["datestyle"] + "\x00" + s.set.vals["timezone"] + "\x00" + s.set.vals["intervalstyle"]
+	var b strings.Builder
+	for i, name := range insertKeySettings {
+		if i > 0 {
+			b.WriteByte(0)
+		}
+		b.WriteString(s.set.vals[name])
+	}
+	return b.String()
+}
+
+// insertCacheKeyIs reports whether key is insertCacheKey(), without
+// building it (a prepared INSERT checks its cache at every Bind).
+func (s *session) insertCacheKeyIs(key string) bool {
+	for i, name := range insertKeySettings {
+		if i > 0 {
+			if key == "" || key[0] != 0 {
+				return false
+			}
+			key = key[1:]
+		}
+		v := s.set.vals[name]
+		if !strings.HasPrefix(key, v) {
+			return false
+		}
+		key = key[len(v):]
+	}
+	return key == ""
 }
 
 // cachedInsert returns st's cached translation if it is still valid.
-func (s *session) cachedInsert(ctx context.Context, st *bsql.Statement, key string) *bsql.Insert {
+func (s *session) cachedInsert(ctx context.Context, st *bsql.Statement) *bsql.Insert {
 	c, ok := st.PlanCache.(*insertCache)
-	if !ok || c.key != key {
+	if !ok || !s.insertCacheKeyIs(c.key) {
 		return nil
 	}
 	id, err := s.resolve(ctx, c.ins.Table.Schema, c.ins.Table.Name)
@@ -103,15 +137,15 @@ func (s *session) cachedInsert(ctx context.Context, st *bsql.Statement, key stri
 }
 
 // cacheInsert caches ins for st (if it can be) and returns the cache.
-func (s *session) cacheInsert(st *bsql.Statement, ins *bsql.Insert, t *planner.Table, key string) *insertCache {
+func (s *session) cacheInsert(st *bsql.Statement, ins *bsql.Insert, t *planner.Table) *insertCache {
 	if ins.Direct == nil || ins.Returning != nil {
 		st.PlanCache = nil
 		return nil
 	}
-	if c, ok := st.PlanCache.(*insertCache); ok && c.ins == ins && c.t == t && c.key == key {
+	if c, ok := st.PlanCache.(*insertCache); ok && c.ins == ins && c.t == t && s.insertCacheKeyIs(c.key) {
 		return c
 	}
-	c := &insertCache{ins: ins, t: t, key: key}
+	c := &insertCache{ins: ins, t: t, key: s.insertCacheKey()}
 	st.PlanCache = c
 	return c
 }
@@ -157,7 +191,7 @@ func (p *insertPlan) execute(ctx context.Context, maxRows int, w pgwire.ResultWr
 		return false, err
 	}
 	if p.ret == nil {
-		return false, w.Complete(fmt.Sprintf("INSERT 0 %d", n))
+		return false, w.Complete(insertTag(n))
 	}
 	if err := p.t.MirrorWritten(ctx, ids, recs); err != nil {
 		return false, err
@@ -332,4 +366,12 @@ func (p *insertPlan) finishDirect(bb *batchBuilder) []arrow.RecordBatch {
 	bb.cut()
 	p.cache.rb = bb.rb
 	return bb.out
+}
+
+// insertTag is INSERT's command tag; a single row's is a constant.
+func insertTag(n int64) string {
+	if n == 1 {
+		return "INSERT 0 1"
+	}
+	return "INSERT 0 " + strconv.FormatInt(n, 10)
 }

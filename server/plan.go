@@ -96,13 +96,16 @@ func (s *session) plan(ctx context.Context, st *bsql.Statement, params []any, fo
 // known (paramOIDs, as its ParameterDescription gave them): a query then
 // reads its parameters as those types, not as what DuckDB would infer.
 func (s *session) planTyped(ctx context.Context, st *bsql.Statement, params []any, paramOIDs []uint32, formats []int16) (plan, error) {
+	if st.Kind == bsql.KindInsert {
+		// A direct INSERT uses the canonical values: planInsert converts
+		// them for DuckDB only when it runs a source query.
+		return s.planInsert(ctx, st, params, formats)
+	}
 	canon := params
 	params = toDuckArgs(params)
 	switch st.Kind {
 	case bsql.KindSelect:
 		return s.planSelectTyped(ctx, st, params, canon, paramOIDs, formats)
-	case bsql.KindInsert:
-		return s.planInsert(ctx, st, params, canon, formats)
 	case bsql.KindCopy:
 		return s.planCopy(ctx, st)
 	case bsql.KindCreateTable:
