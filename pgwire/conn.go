@@ -63,7 +63,7 @@ type conn struct {
 		ended bool // the connection's context is done: reads fail from now on
 	}
 	copyIntr func()      // disarms the running COPY's read interrupt, or nil
-	watch    *time.Timer // starts watchClient for a long statement (withStmt)
+	watch    *time.Timer // starts watchClient for a long statement (withStmt); never nil
 
 	stmts          map[string]*stmtEntry
 	portals        map[string]portalEntry
@@ -74,6 +74,9 @@ type conn struct {
 	mu struct {
 		sync.Mutex
 		stmtCtx     context.Context         // the running statement's, or nil
+		stmtSeq     uint64                  // counts statements
+		watchArmed  bool                    // the watch timer is set
+		watchSeq    uint64                  // stmtSeq when it was set
 		stmtCancel  context.CancelCauseFunc // cancels the running statement
 		state       string
 		query       string
@@ -93,6 +96,8 @@ func newConn(s *Server, nc net.Conn) *conn {
 		portals: make(map[string]portalEntry),
 	}
 	c.ctx, c.cancel = context.WithCancelCause(context.Background())
+	c.watch = time.AfterFunc(time.Hour, c.startWatch)
+	c.watch.Stop()
 	c.mu.state = "starting"
 	c.mu.stateChange = c.start
 	c.setTransport(nc)
@@ -121,6 +126,7 @@ func (c *conn) run() {
 	defer func() {
 		c.cancel(errConnDone)
 		c.raw.Close()
+		c.watch.Stop()
 	}()
 	if !c.startup() {
 		c.closeSession()
@@ -213,21 +219,24 @@ func (c *conn) handle(cmd command) {
 // it returns is ready for the wire (see wireError).
 func (c *conn) withStmt(op string, f func(ctx context.Context) error) *pgerr.Error {
 	ctx, cancel := context.WithCancelCause(c.ctx)
-	c.mu.Lock()
-	c.mu.stmtCtx, c.mu.stmtCancel = ctx, cancel
-	c.mu.Unlock()
 	// Nobody reads the socket while the statement runs: a statement that
 	// outlasts clientCheckDelay watches it for the client hanging up. One
-	// timer serves every statement of the connection (startWatch finds the
-	// running statement's context), which saves a timer and a closure per
-	// statement.
-	if c.watch == nil {
-		c.watch = time.AfterFunc(clientCheckDelay, c.startWatch)
-	} else {
+	// timer serves every statement, armed by a statement that finds it
+	// idle and not stopped at the statement's end (see startWatch): a
+	// stream of short statements costs a timer operation per
+	// clientCheckDelay, not two per statement.
+	c.mu.Lock()
+	c.mu.stmtCtx, c.mu.stmtCancel = ctx, cancel
+	c.mu.stmtSeq++
+	arm := !c.mu.watchArmed
+	if arm {
+		c.mu.watchArmed, c.mu.watchSeq = true, c.mu.stmtSeq
+	}
+	c.mu.Unlock()
+	if arm {
 		c.watch.Reset(clientCheckDelay)
 	}
 	err := c.guard(op, func() error { return f(ctx) })
-	c.watch.Stop()
 	if c.copyIntr != nil {
 		c.copyIntr()
 		c.copyIntr = nil
@@ -243,14 +252,21 @@ func (c *conn) withStmt(op string, f func(ctx context.Context) error) *pgerr.Err
 	return e
 }
 
-// startWatch runs on the watch timer: it watches for the client hanging
-// up until the running statement ends. The timer may fire late, after its
-// statement ended: then it watches the next one, if any, which is harmless.
+// startWatch runs on the watch timer. If the statement that was running
+// when the timer was armed still runs, it has run for clientCheckDelay: it
+// is watched until it ends. If another one runs, the timer is armed again
+// for it (so a statement is watched after clientCheckDelay to twice that).
+// If none runs, the next statement arms the timer.
 func (c *conn) startWatch() {
 	c.mu.Lock()
-	ctx := c.mu.stmtCtx
+	ctx, seq := c.mu.stmtCtx, c.mu.stmtSeq
+	rearm := ctx != nil && seq != c.mu.watchSeq
+	c.mu.watchArmed, c.mu.watchSeq = rearm, seq
 	c.mu.Unlock()
-	if ctx != nil {
+	switch {
+	case rearm:
+		c.watch.Reset(clientCheckDelay)
+	case ctx != nil:
 		c.watchClient(ctx)
 	}
 }

@@ -20,7 +20,8 @@ import (
 //     client that failed) returns: endReads sets a read deadline in the
 //     past once the connection's context is done.
 //   - A client that hangs up while a statement runs cancels it:
-//     watchClient, started once a statement has run for clientCheckDelay,
+//     watchClient, started once a statement has run for clientCheckDelay
+//     (to twice that: one timer serves all statements, see withStmt),
 //     polls the socket for the peer's hang-up (POLLRDHUP; PostgreSQL's
 //     client_connection_check_interval does the same) without reading.
 //   - A COPY FROM STDIN that is canceled (CancelRequest, statement_timeout)

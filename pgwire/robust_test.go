@@ -62,6 +62,21 @@ func TestClientDisconnectCancelsStatement(t *testing.T) {
 	waitFor(t, "statement canceled and session closed", func() bool { return ts.b.live.Load() == 0 })
 }
 
+// The same after a stream of short statements, which left the one watch
+// timer armed for a statement that has ended (withStmt, startWatch).
+func TestClientDisconnectCancelsStatementAfterShortOnes(t *testing.T) {
+	ts := startServer(t, Config{}, nil)
+	c := connectRaw(t, ts.addr)
+	for end := time.Now().Add(3 * clientCheckDelay); time.Now().Before(end); {
+		c.send(&pgproto3.Query{String: "select generate_series(1, 1)"})
+		c.until('Z')
+	}
+	c.send(&pgproto3.Query{String: "select pg_sleep(60)"})
+	<-ts.b.started
+	c.nc.Close()
+	waitFor(t, "statement canceled and session closed", func() bool { return ts.b.live.Load() == 0 })
+}
+
 func TestShutdown(t *testing.T) {
 	before := runtime.NumGoroutine()
 	b := newTestBackend()
