@@ -83,7 +83,9 @@ func (s *testSession) ParameterStatus() [][2]string {
 
 func (s *testSession) TxStatus() byte { return s.tx }
 
-func (s *testSession) Sync(ctx context.Context) error { s.b.syncs.Add(1); return nil }
+// Sync fails if its context is done: a statement context must not come
+// to Sync canceled (a CancelRequest of the Execute before it, say).
+func (s *testSession) Sync(ctx context.Context) error { s.b.syncs.Add(1); return ctx.Err() }
 
 func (s *testSession) Close() {
 	if s.closed {

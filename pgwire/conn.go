@@ -62,8 +62,13 @@ type conn struct {
 		sync.Mutex
 		ended bool // the connection's context is done: reads fail from now on
 	}
-	copyIntr func()      // disarms the running COPY's read interrupt, or nil
-	watch    *time.Timer // starts watchClient for a long statement (withStmt); never nil
+	copyIntr func() // disarms the running COPY's read interrupt, or nil
+	// cycle is the statement context of the command cycle (withStmt).
+	cycle struct {
+		ctx    context.Context
+		cancel context.CancelCauseFunc
+	}
+	watch *time.Timer // starts watchClient for a long statement (withStmt); never nil
 
 	stmts          map[string]*stmtEntry
 	portals        map[string]portalEntry
@@ -77,6 +82,7 @@ type conn struct {
 		stmtSeq     uint64                  // counts statements
 		watchArmed  bool                    // the watch timer is set
 		watchSeq    uint64                  // stmtSeq when it was set
+		watched     bool                    // watchClient watches the running statement
 		stmtCancel  context.CancelCauseFunc // cancels the running statement
 		state       string
 		query       string
@@ -217,8 +223,18 @@ func (c *conn) handle(cmd command) {
 // withStmt runs f as one statement: under a context that CancelRequest,
 // Shutdown and a vanished client cancel, with panics recovered. The error
 // it returns is ready for the wire (see wireError).
+//
+// The statements of one command cycle (up to ReadyForQuery: Bind,
+// Execute and Sync for a prepared statement) share a context, which saves
+// a context and its cancel function per statement. It is still canceled
+// when it must be: a statement that ends canceled (CancelRequest) or that
+// was watched (watchClient ends with its context) ends it, and so does
+// the cycle's end; the next statement makes a new one.
 func (c *conn) withStmt(op string, f func(ctx context.Context) error) *pgerr.Error {
-	ctx, cancel := context.WithCancelCause(c.ctx)
+	if c.cycle.ctx == nil {
+		c.cycle.ctx, c.cycle.cancel = context.WithCancelCause(c.ctx)
+	}
+	ctx, cancel := c.cycle.ctx, c.cycle.cancel
 	// Nobody reads the socket while the statement runs: a statement that
 	// outlasts clientCheckDelay watches it for the client hanging up. One
 	// timer serves every statement, armed by a statement that finds it
@@ -243,13 +259,25 @@ func (c *conn) withStmt(op string, f func(ctx context.Context) error) *pgerr.Err
 	}
 	c.mu.Lock()
 	c.mu.stmtCtx, c.mu.stmtCancel = nil, nil
+	watched := c.mu.watched
+	c.mu.watched = false
 	c.mu.Unlock()
 	var e *pgerr.Error
 	if err != nil {
 		e = c.wireError(err, ctx)
 	}
-	cancel(nil)
+	if watched || ctx.Err() != nil {
+		c.endCycleContext()
+	}
 	return e
+}
+
+// endCycleContext cancels the command cycle's statement context, if any.
+func (c *conn) endCycleContext() {
+	if c.cycle.cancel != nil {
+		c.cycle.cancel(nil)
+		c.cycle.ctx, c.cycle.cancel = nil, nil
+	}
 }
 
 // startWatch runs on the watch timer. If the statement that was running
@@ -262,6 +290,7 @@ func (c *conn) startWatch() {
 	ctx, seq := c.mu.stmtCtx, c.mu.stmtSeq
 	rearm := ctx != nil && seq != c.mu.watchSeq
 	c.mu.watchArmed, c.mu.watchSeq = rearm, seq
+	c.mu.watched = ctx != nil && !rearm // the statement ends the context
 	c.mu.Unlock()
 	switch {
 	case rearm:
@@ -346,6 +375,7 @@ func (c *conn) sendError(err error) {
 // readyForQuery ends a command cycle: portals end with the transaction,
 // then ReadyForQuery with the session's real transaction status.
 func (c *conn) readyForQuery() {
+	c.endCycleContext()
 	st := c.txStatus()
 	if c.stop {
 		return

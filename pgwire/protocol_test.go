@@ -450,3 +450,31 @@ func TestCopyInCanceledWhileWaiting(t *testing.T) {
 		t.Errorf("next COPY: got %s", got)
 	}
 }
+
+// A CancelRequest of an Execute cancels that statement only: the Sync
+// after it (same command cycle, withStmt) and the next cycle run under
+// live contexts.
+func TestCancelRequestExtended(t *testing.T) {
+	ts := startServer(t, Config{}, nil)
+	c := dialRaw(t, ts.addr)
+	c.send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "u"}})
+	var key *pgproto3.BackendKeyData
+	for key == nil {
+		if k, ok := c.recv().(*pgproto3.BackendKeyData); ok {
+			key = k
+		}
+	}
+	c.until('Z')
+	c.send(&pgproto3.Parse{Query: "select pg_sleep(30)"}, &pgproto3.Bind{}, &pgproto3.Execute{}, &pgproto3.Sync{})
+	<-ts.b.started
+	cc := dialRaw(t, ts.addr)
+	cc.send(&pgproto3.CancelRequest{ProcessID: key.ProcessID, SecretKey: key.SecretKey})
+	cc.expectClosed()
+	if got, _ := c.until('Z'); got != "1 2 E(57014) Z(I)" {
+		t.Fatalf("canceled Execute: got %s", got)
+	}
+	c.send(&pgproto3.Parse{Query: "select generate_series(1, 2)"}, &pgproto3.Bind{}, &pgproto3.Execute{}, &pgproto3.Sync{})
+	if got, _ := c.until('Z'); got != "1 2 D(1) D(2) C(SELECT 2) Z(I)" {
+		t.Errorf("next cycle: got %s", got)
+	}
+}
