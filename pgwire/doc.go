@@ -28,13 +28,13 @@
 //     e.g. 3D000), the session's ParameterStatus list, BackendKeyData (a
 //     pid unique among live connections and a random 4-byte secret),
 //     ReadyForQuery.
-//  4. Command loop (conn.go, commands.go): a reader goroutine decodes each
-//     message, copies it out of the codec's reused buffers into a command
-//     value, and queues it (at most 64 ahead). The loop executes commands
-//     in order. When the socket fails the reader cancels the connection
-//     context at once, so a running statement sees a vanished client.
+//  4. Command loop (conn.go, commands.go, reading.go): the loop reads the
+//     socket itself, decodes each message into a command and executes it
+//     before it reads the next. A Bind's parameters are not copied out of
+//     the codec's buffer: Session.Bind copies what it keeps. A statement
+//     that runs for long watches the socket for the client hanging up.
 //  5. End: Terminate, EOF, a FATAL error or Shutdown. Portals, statements
-//     and then the Session are closed exactly once; the reader is joined.
+//     and then the Session are closed exactly once.
 //
 // # Commands and results
 //
@@ -84,8 +84,9 @@
 //
 // # Cancellation
 //
-// Each command runs under its own context derived from the connection's.
-// CancelRequest (matching pid and secret, compared in constant time)
+// Each statement runs under a context derived from the connection's,
+// shared by the statements of one command cycle (up to ReadyForQuery) and
+// replaced after one that was canceled (conn.withStmt). CancelRequest (matching pid and secret, compared in constant time)
 // cancels only the command running at that moment; a cancel that arrives
 // while idle does nothing. Shutdown cancels connection contexts with
 // errShutdown, closes listeners, and after its context expires closes the
