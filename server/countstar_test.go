@@ -66,3 +66,34 @@ func TestCountStarMatchesRows(t *testing.T) {
 		t.Fatalf("after ROLLBACK: %d rows, want 2102", n)
 	}
 }
+
+// The row of a bare count(*) is sent without DuckDB (sql.Query.Row): it
+// must behave as a one-row result in every protocol path: a prepared
+// statement executed again after a write, a cursor fetched past its end,
+// two count columns, EXPLAIN (which still runs the DuckDB form).
+func TestCountStarRowProtocols(t *testing.T) {
+	ts := startServer(t, t.TempDir())
+	c := ts.conn(t)
+	ctx := context.Background()
+	mustExec(t, c, "CREATE TABLE t (i int)")
+	mustExec(t, c, "INSERT INTO t SELECT * FROM generate_series(1, 5)")
+	for want := int64(5); want <= 6; want++ {
+		var n int64
+		if err := c.QueryRow(ctx, "SELECT count(*) FROM t").Scan(&n); err != nil || n != want {
+			t.Fatalf("prepared count(*) = %d, %v; want %d", n, err, want)
+		}
+		mustExec(t, c, "INSERT INTO t VALUES (6)")
+	}
+	mustExec(t, c, "BEGIN")
+	mustExec(t, c, "DECLARE cur CURSOR FOR SELECT count(*) AS a, count(1) AS b FROM t")
+	if got := queryStrings(t, c, "FETCH 5 FROM cur"); len(got) != 1 || got[0] != "7|7" {
+		t.Errorf("FETCH 5: %v, want [7|7]", got)
+	}
+	if got := queryStrings(t, c, "FETCH 5 FROM cur"); len(got) != 0 {
+		t.Errorf("FETCH past the end: %v, want none", got)
+	}
+	mustExec(t, c, "COMMIT")
+	if got := queryStrings(t, c, "EXPLAIN SELECT count(*) FROM t"); len(got) == 0 {
+		t.Error("EXPLAIN: no plan")
+	}
+}

@@ -399,6 +399,19 @@ func (p *selectPlan) next(ctx context.Context) (bool, error) {
 	if p.done {
 		return false, nil
 	}
+	if p.q.Row != nil {
+		// A row known without DuckDB (a bare count(*) from row counts).
+		if p.vals != nil {
+			p.finish()
+			return false, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		p.vals = append([]any(nil), p.q.Row...)
+		p.buf = make([][]byte, len(p.cols))
+		return true, nil
+	}
 	if p.rows == nil {
 		rows, done, err := p.s.queryDuck(p.qctx, p.q.SQL, p.args)
 		if err != nil {

@@ -104,6 +104,10 @@ type Query struct {
 	// current_date...) as literals; it must not be reused by a later
 	// execution.
 	UsesClock bool
+	// Row, if not nil, is the statement's one result row, known without
+	// running SQL (a bare count(*) from row counts: int64 per column); SQL
+	// still holds a DuckDB query with the same answer (EXPLAIN).
+	Row []any
 }
 
 // ResultColumn is a result column.

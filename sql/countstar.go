@@ -57,21 +57,23 @@ func bareCountStar(s *pg_query.SelectStmt) bool {
 }
 
 // countStarQuery is the translation of a bare count(*) over one bound
-// table whose row count is known: one row of constants. The table stays
-// bound (its snapshot held) like any other statement's.
+// table whose row count is known: one row of constants (Query.Row; the
+// server sends it without DuckDB). The table stays bound (its snapshot
+// held) like any other statement's.
 func (tr *translator) countStarQuery(cols []colInfo) (*Query, bool) {
 	if len(tr.tables) != 1 || !tr.tables[0].RowsKnown || len(cols) == 0 || tr.maxParam > 0 {
 		return nil, false
 	}
 	n := tr.tables[0].Rows
 	items := make([]string, len(cols))
-	q := &Query{Columns: make([]ResultColumn, len(cols)), ParamOIDs: tr.paramOIDs()}
+	q := &Query{Columns: make([]ResultColumn, len(cols)), ParamOIDs: tr.paramOIDs(), Row: make([]any, len(cols))}
 	for i, c := range cols {
 		if c.t.oid != OIDInt8 {
 			return nil, false
 		}
 		items[i] = fmt.Sprintf("CAST(%d AS BIGINT) AS %s", n, quoteIdent(c.name))
 		q.Columns[i] = ResultColumn{Name: c.name, TypeOID: c.t.oid, TypeMod: c.t.mod}
+		q.Row[i] = n
 	}
 	q.SQL = "SELECT " + strings.Join(items, ", ")
 	return q, true
