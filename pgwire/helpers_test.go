@@ -116,6 +116,35 @@ func connectRaw(t testing.TB, addr string) *rawClient {
 	return c
 }
 
+// connectWithKey completes a trust startup as user u up to ReadyForQuery
+// and returns the connection's cancel key.
+func connectWithKey(t testing.TB, addr string) (*rawClient, *pgproto3.BackendKeyData) {
+	t.Helper()
+	c := dialRaw(t, addr)
+	c.send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "u"}})
+	var key *pgproto3.BackendKeyData
+	for {
+		switch m := c.recv().(type) {
+		case *pgproto3.BackendKeyData:
+			key = m
+		case *pgproto3.ReadyForQuery:
+			if key == nil {
+				t.Fatal("no BackendKeyData before ReadyForQuery")
+			}
+			return c, key
+		}
+	}
+}
+
+// sendCancel sends a CancelRequest for (pid, secret) on a new connection,
+// which the server closes.
+func sendCancel(t testing.TB, addr string, pid uint32, secret []byte) {
+	t.Helper()
+	cc := dialRaw(t, addr)
+	cc.send(&pgproto3.CancelRequest{ProcessID: pid, SecretKey: secret})
+	cc.expectClosed()
+}
+
 func (c *rawClient) send(msgs ...pgproto3.FrontendMessage) {
 	c.t.Helper()
 	for _, m := range msgs {

@@ -224,32 +224,16 @@ func TestPgxCancel(t *testing.T) {
 
 func TestCancelRequest(t *testing.T) {
 	ts := startServer(t, Config{}, nil)
-	c := dialRaw(t, ts.addr)
-	c.send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "u"}})
-	var key *pgproto3.BackendKeyData
-	for {
-		m := c.recv()
-		if k, ok := m.(*pgproto3.BackendKeyData); ok {
-			key = k
-		}
-		if _, ok := m.(*pgproto3.ReadyForQuery); ok {
-			break
-		}
-	}
-	cancelWith := func(pid uint32, secret []byte) {
-		cc := dialRaw(t, ts.addr)
-		cc.send(&pgproto3.CancelRequest{ProcessID: pid, SecretKey: secret})
-		cc.expectClosed()
-	}
+	c, key := connectWithKey(t, ts.addr)
 	// A cancel while idle does nothing.
-	cancelWith(key.ProcessID, key.SecretKey)
+	sendCancel(t, ts.addr, key.ProcessID, key.SecretKey)
 	c.send(&pgproto3.Query{String: "select pg_sleep(30)"})
 	<-ts.b.started
 	// Wrong secret and wrong pid are ignored.
 	bad := append([]byte(nil), key.SecretKey...)
 	bad[0] ^= 1
-	cancelWith(key.ProcessID, bad)
-	cancelWith(key.ProcessID+1, key.SecretKey)
+	sendCancel(t, ts.addr, key.ProcessID, bad)
+	sendCancel(t, ts.addr, key.ProcessID+1, key.SecretKey)
 	if _ = c.nc.SetReadDeadline(time.Now().Add(300 * time.Millisecond)); true {
 		if _, err := c.fe.Receive(); err == nil {
 			t.Fatal("statement ended without a valid cancel")
@@ -258,20 +242,10 @@ func TestCancelRequest(t *testing.T) {
 	c.nc.Close()
 
 	// Again with the right key.
-	c = dialRaw(t, ts.addr)
-	c.send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "u"}})
-	for {
-		m := c.recv()
-		if k, ok := m.(*pgproto3.BackendKeyData); ok {
-			key = k
-		}
-		if _, ok := m.(*pgproto3.ReadyForQuery); ok {
-			break
-		}
-	}
+	c, key = connectWithKey(t, ts.addr)
 	c.send(&pgproto3.Query{String: "select pg_sleep(30)"})
 	<-ts.b.started
-	cancelWith(key.ProcessID, key.SecretKey)
+	sendCancel(t, ts.addr, key.ProcessID, key.SecretKey)
 	got, m := c.until('E')
 	if got != "T E(57014)" || m.(*pgproto3.ErrorResponse).Message != "canceling statement due to user request" {
 		t.Errorf("got %s %+v", got, m)

@@ -412,15 +412,7 @@ func TestStartupNegotiation(t *testing.T) {
 // where it stopped.
 func TestCopyInCanceledWhileWaiting(t *testing.T) {
 	ts := startServer(t, Config{}, nil)
-	c := dialRaw(t, ts.addr)
-	c.send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "u"}})
-	var key *pgproto3.BackendKeyData
-	for key == nil {
-		if k, ok := c.recv().(*pgproto3.BackendKeyData); ok {
-			key = k
-		}
-	}
-	c.until('Z')
+	c, key := connectWithKey(t, ts.addr)
 	c.send(&pgproto3.Query{String: "copy t from stdin"})
 	c.until('G')
 	c.send(&pgproto3.CopyData{Data: []byte("1\tx\n")})
@@ -429,9 +421,7 @@ func TestCopyInCanceledWhileWaiting(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(100 * time.Millisecond)
-	cc := dialRaw(t, ts.addr)
-	cc.send(&pgproto3.CancelRequest{ProcessID: key.ProcessID, SecretKey: key.SecretKey})
-	cc.expectClosed()
+	sendCancel(t, ts.addr, key.ProcessID, key.SecretKey)
 	if got, _ := c.until('Z'); got != "E(57014) Z(I)" {
 		t.Fatalf("canceled COPY: got %s", got)
 	}
@@ -456,20 +446,10 @@ func TestCopyInCanceledWhileWaiting(t *testing.T) {
 // live contexts.
 func TestCancelRequestExtended(t *testing.T) {
 	ts := startServer(t, Config{}, nil)
-	c := dialRaw(t, ts.addr)
-	c.send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "u"}})
-	var key *pgproto3.BackendKeyData
-	for key == nil {
-		if k, ok := c.recv().(*pgproto3.BackendKeyData); ok {
-			key = k
-		}
-	}
-	c.until('Z')
+	c, key := connectWithKey(t, ts.addr)
 	c.send(&pgproto3.Parse{Query: "select pg_sleep(30)"}, &pgproto3.Bind{}, &pgproto3.Execute{}, &pgproto3.Sync{})
 	<-ts.b.started
-	cc := dialRaw(t, ts.addr)
-	cc.send(&pgproto3.CancelRequest{ProcessID: key.ProcessID, SecretKey: key.SecretKey})
-	cc.expectClosed()
+	sendCancel(t, ts.addr, key.ProcessID, key.SecretKey)
 	if got, _ := c.until('Z'); got != "1 2 E(57014) Z(I)" {
 		t.Fatalf("canceled Execute: got %s", got)
 	}

@@ -212,25 +212,9 @@ func appendValue(b array.Builder, c *schema.Column, v any) error {
 			return convErr(c, v)
 		}
 		b.(*array.Time64Builder).Append(arrow.Time64(t))
-	case schema.KindTimestamp:
-		var us int64
-		switch x := v.(type) {
-		case pgtypes.Timestamp:
-			us = shiftTS(int64(x))
-		case pgtypes.TimestampTZ:
-			us = shiftTS(int64(x))
-		default:
-			return convErr(c, v)
-		}
-		b.(*array.TimestampBuilder).Append(arrow.Timestamp(us))
-	case schema.KindTimestampTZ:
-		var us int64
-		switch x := v.(type) {
-		case pgtypes.TimestampTZ:
-			us = shiftTS(int64(x))
-		case pgtypes.Timestamp:
-			us = shiftTS(int64(x))
-		default:
+	case schema.KindTimestamp, schema.KindTimestampTZ:
+		us, ok := arrowTimestamp(v)
+		if !ok {
 			return convErr(c, v)
 		}
 		b.(*array.TimestampBuilder).Append(arrow.Timestamp(us))
@@ -269,6 +253,18 @@ func shiftTS(pg int64) int64 {
 		return -math.MaxInt64
 	}
 	return pg + unixMicrosAt2000
+}
+
+// arrowTimestamp is a timestamp or timestamptz value (either is accepted
+// for either column kind) as Arrow microseconds since 1970.
+func arrowTimestamp(v any) (int64, bool) {
+	switch x := v.(type) {
+	case pgtypes.Timestamp:
+		return shiftTS(int64(x)), true
+	case pgtypes.TimestampTZ:
+		return shiftTS(int64(x)), true
+	}
+	return 0, false
 }
 
 func anyInt(v any) (int64, bool) {

@@ -288,13 +288,7 @@ func smallPut(c *schema.Column, v any, values []byte, r, w int) {
 	case schema.KindTime:
 		le.PutUint64(p, uint64(v.(pgtypes.Time)))
 	case schema.KindTimestamp, schema.KindTimestampTZ:
-		var us int64
-		switch x := v.(type) {
-		case pgtypes.Timestamp:
-			us = shiftTS(int64(x))
-		case pgtypes.TimestampTZ:
-			us = shiftTS(int64(x))
-		}
+		us, _ := arrowTimestamp(v) // smallCheck accepted v
 		le.PutUint64(p, uint64(us))
 	case schema.KindInterval:
 		iv := v.(pgtypes.Interval)

@@ -199,26 +199,7 @@ func TestEncoderReuseRecovers(t *testing.T) {
 		t.Fatalf("segment has %d bytes, ipc.Writer writes %d; first difference at %d", len(data), len(want), firstDiff(data, want))
 	}
 
-	w2, recs, err := Open(Options{Dir: dir, Schema: allTypesSchema, UnsafeNoSync: true, Logger: testLogger(t)}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w2.Close()
-	defer releaseAll(recs)
-	if len(recs) != len(txs) {
-		t.Fatalf("recovered %d transactions, appended %d", len(recs), len(txs))
-	}
-	for i, r := range recs {
-		tx := txs[i]
-		if r.TxID != tx.id || r.Seq != tx.seq || len(r.Batches) != len(tx.batches) {
-			t.Fatalf("tx %d: recovered %s seq %d with %d batches, want %s seq %d with %d", i, r.TxID, r.Seq, len(r.Batches), tx.id, tx.seq, len(tx.batches))
-		}
-		for j, b := range r.Batches {
-			if !recordsEqual(b, tx.batches[j]) {
-				t.Fatalf("tx %d batch %d: recovered rows differ", i, j)
-			}
-		}
-	}
+	checkRecovered(t, dir, txs)
 	for _, tx := range txs {
 		for _, b := range tx.batches {
 			b.Release()
@@ -261,5 +242,31 @@ func TestEncoderNilBuffers(t *testing.T) {
 	var e ipcEncoder
 	if got, want := encoderStream(t, &e, allTypesSchema, txs), ipcWriterStream(t, allTypesSchema, txs); !bytes.Equal(got, want) {
 		t.Fatalf("encoder wrote %d bytes, ipc.Writer %d; first difference at %d", len(got), len(want), firstDiff(got, want))
+	}
+}
+
+// checkRecovered opens the WAL in dir (schema allTypesSchema) and requires
+// it to recover exactly txs: ids, sequence numbers and every row.
+func checkRecovered(t *testing.T, dir string, txs []encTx) {
+	t.Helper()
+	w, recs, err := Open(Options{Dir: dir, Schema: allTypesSchema, UnsafeNoSync: true, Logger: testLogger(t)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	defer releaseAll(recs)
+	if len(recs) != len(txs) {
+		t.Fatalf("recovered %d transactions, want %d", len(recs), len(txs))
+	}
+	for i, r := range recs {
+		tx := txs[i]
+		if r.TxID != tx.id || r.Seq != tx.seq || len(r.Batches) != len(tx.batches) {
+			t.Fatalf("tx %d: recovered %s seq %d with %d batches, want %s seq %d with %d", i, r.TxID, r.Seq, len(r.Batches), tx.id, tx.seq, len(tx.batches))
+		}
+		for j, b := range r.Batches {
+			if !recordsEqual(b, tx.batches[j]) {
+				t.Fatalf("tx %d batch %d: recovered rows differ", i, j)
+			}
+		}
 	}
 }

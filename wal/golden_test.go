@@ -99,24 +99,5 @@ func TestGoldenSegment(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, filepath.Base(goldenSegment)), want, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	w, recs, err := Open(Options{Dir: dir, Schema: allTypesSchema, UnsafeNoSync: true, Logger: testLogger(t)}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	defer releaseAll(recs)
-	if len(recs) != len(txs) {
-		t.Fatalf("recovered %d transactions, the segment has %d", len(recs), len(txs))
-	}
-	for i, r := range recs {
-		tx := txs[i]
-		if r.TxID != tx.id || r.Seq != tx.seq || len(r.Batches) != len(tx.batches) {
-			t.Fatalf("tx %d: recovered %s seq %d with %d batches, want %s seq %d with %d", i, r.TxID, r.Seq, len(r.Batches), tx.id, tx.seq, len(tx.batches))
-		}
-		for j, b := range r.Batches {
-			if !recordsEqual(b, tx.batches[j]) {
-				t.Fatalf("tx %d batch %d: recovered rows differ", i, j)
-			}
-		}
-	}
+	checkRecovered(t, dir, txs)
 }
