@@ -335,6 +335,15 @@ func (t *Table) ensureMirrored(ctx context.Context, batches []txn.Batch) error {
 // concurrent INSERT into the mirror.
 const parallelMirrorRows = 256 << 10
 
+// BatchRows is the row count that writers should give large batches: one
+// DuckDB row group. An INSERT ... SELECT into the mirror keeps insertion
+// order by collecting each Arrow batch in its own row groups; a batch
+// shorter than a row group is copied once more when DuckDB merges it with
+// its neighbours, a batch of whole row groups is appended as it is
+// (mirroring 4M events rows in two concurrent INSERTs: 1.64 s in 64K-row
+// batches, 1.14 s in batches of BatchRows).
+const BatchRows = 122880
+
 // splitBatches cuts bs into at most n groups of consecutive batches, each
 // of at least minRows rows (one group if bs is smaller), balanced by rows.
 func splitBatches(bs []txn.Batch, n int, minRows int64) [][]txn.Batch {
@@ -610,18 +619,32 @@ func duckFriendly(rec arrow.RecordBatch, id uint64) arrow.RecordBatch {
 		fields = append(fields, f)
 		cols = append(cols, col)
 	}
-	ib := array.NewUint64Builder(mem)
-	ib.Reserve(n)
-	for r := 0; r < n; r++ {
-		ib.UnsafeAppend(id)
-	}
-	cols = append(cols, ib.NewArray())
-	fields = append(fields, arrow.Field{Name: batchColumn, Type: arrow.PrimitiveTypes.Uint64})
+	ids := batchIDColumn(mem, id, n)
+	cols = append(cols, ids)
+	fields = append(fields, arrow.Field{Name: batchColumn, Type: ids.DataType()})
 	out := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(n))
 	for _, c := range cols {
 		c.Release()
 	}
 	return out
+}
+
+// batchIDColumn is the batch id column of a mirrored batch of n rows: one
+// run of id, run-end encoded (16 bytes instead of 8 per row; DuckDB expands
+// it as it scans).
+func batchIDColumn(mem memory.Allocator, id uint64, n int) arrow.Array {
+	ends := array.NewInt32Builder(mem)
+	defer ends.Release()
+	vals := array.NewUint64Builder(mem)
+	defer vals.Release()
+	if n > 0 {
+		ends.Append(int32(n))
+		vals.Append(id)
+	}
+	e, v := ends.NewArray(), vals.NewArray()
+	defer e.Release()
+	defer v.Release()
+	return array.NewRunEndEncodedArray(e, v, n, 0)
 }
 
 func formatUUID(b []byte) string {

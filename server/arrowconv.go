@@ -15,6 +15,7 @@ import (
 
 	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/pgtypes"
+	"github.com/bsdb/bsdb-pg/planner"
 	"github.com/bsdb/bsdb-pg/storage/schema"
 )
 
@@ -35,7 +36,7 @@ type batchBuilder struct {
 }
 
 // defaultBatchRows is the rows per batch of a batchBuilder by default.
-const defaultBatchRows = 64 << 10
+const defaultBatchRows = planner.BatchRows
 
 func newBatchBuilder(sch *schema.Schema, as *arrow.Schema, limit int) *batchBuilder {
 	if limit <= 0 {

@@ -205,7 +205,7 @@ func (s *session) copyTarget(ctx context.Context, spec *copySpec) (*planner.Tabl
 // copyFrom reads COPY data into one transaction: all rows or none.
 //
 // Rows are decoded straight into Arrow batches (copy_decode.go) of at most
-// 64k rows. A COPY inside a transaction block, or one that stays below the
+// planner.BatchRows rows. A COPY inside a transaction block, or one that stays below the
 // direct threshold (Backend.CopyDirectBytes), becomes one WAL transaction
 // when it ends, as before. An autocommit COPY that grows beyond the
 // threshold stops buffering: it becomes a txn bulk load, whose encoder

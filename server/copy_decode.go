@@ -11,6 +11,7 @@ import (
 
 	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/pgtypes"
+	"github.com/bsdb/bsdb-pg/planner"
 	bsql "github.com/bsdb/bsdb-pg/sql"
 	"github.com/bsdb/bsdb-pg/storage/schema"
 	"github.com/bsdb/bsdb-pg/txn"
@@ -25,10 +26,11 @@ import (
 // column's CONTEXT line ("COPY t, line 3, column x: "abc""), a row that
 // violates a column constraint with the row's.
 
-// Batch bounds: a batch is cut at copyBatchRows rows or about
-// copyBatchBytes of field data, whichever comes first.
+// Batch bounds: a batch is cut at copyBatchRows rows (one DuckDB row group,
+// see planner.BatchRows) or about copyBatchBytes of field data, whichever
+// comes first.
 const (
-	copyBatchRows  = 64 << 10
+	copyBatchRows  = planner.BatchRows
 	copyBatchBytes = 32 << 20
 )
 

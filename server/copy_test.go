@@ -142,7 +142,8 @@ func TestCopyDirectFailureCommitsNothing(t *testing.T) {
 	files := parquetFiles(t, dir)
 
 	var data strings.Builder
-	const good = 100_000
+	// More than one batch: the COPY goes direct at its first batch's end.
+	const good = copyBatchRows + copyBatchRows/2
 	for i := 0; i < good; i++ {
 		fmt.Fprintf(&data, "%d\tsome text %d\n", i, i)
 	}
