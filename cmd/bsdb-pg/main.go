@@ -62,7 +62,7 @@ func run(args []string) int {
 	preallocMB := def("wal-preallocate-mb", "BSDB_WAL_PREALLOCATE_MB", "16", "disk space reserved ahead of each table's active WAL segment, so that a commit's fdatasync carries no size change; 0 = off")
 	cacheGB := def("cache-gb", "BSDB_CACHE_GB", "0.25", "buffered data per table (GB) that triggers a commit to Parquet")
 	flushMS := def("flush-interval-ms", "BSDB_FLUSH_INTERVAL_MS", "5000", "commit buffered writes at most this long after they arrive")
-	copyDirectMB := def("copy-direct-mb", "BSDB_COPY_DIRECT_MB", "64", "an autocommit COPY larger than this (MB of rows) streams into Parquet files, committed in one manifest commit when it ends, instead of the WAL (0 = never)")
+	copyDirectMB := def("copy-direct-mb", "BSDB_COPY_DIRECT_MB", "16", "an autocommit COPY larger than this (MB of rows) streams into Parquet files, committed in one manifest commit when it ends, instead of the WAL (0 = never)")
 	parquetDelta := def("parquet-delta", "BSDB_PARQUET_DELTA", "on", "write integer and time columns that arrive in order (ids, timestamps) with Parquet's DELTA_BINARY_PACKED encoding: smaller files, cheaper COPY; off for Spark on Iceberg before 1.10 with vectorized reads, which cannot decode it")
 	maxConc := def("max-concurrency", "BSDB_MAX_CONCURRENCY", "0", "query engine threads (0 = all cores)")
 	nativeGB := def("native-cache-gb", "BSDB_NATIVE_CACHE_GB", "4", "disk budget (GB) of the native cache: committed Parquet files of open tables are also loaded into the query engine's own storage (DATA_DIR/cache), where lookups and aggregations run several times faster; kept across restarts; 0 = off")
