@@ -30,7 +30,20 @@ func (p *Publisher) build(ctx context.Context, h head, m *manifest.Manifest) ([]
 	if err != nil {
 		return nil, err
 	}
-	b, err := p.builder(h, tableUUID, sc)
+	base := h.meta
+	if base != nil && base.TableUUID() != tableUUID {
+		return nil, fmt.Errorf("iceberg: %s belongs to table %s, manifest is of table %s",
+			p.MetadataKey(h.k), base.TableUUID(), tableUUID)
+	}
+	if base != nil && base.Location() != p.store.URI(p.prefix) {
+		// The warehouse moved (a data directory restored or copied
+		// elsewhere, a bucket renamed): the head's snapshots name files
+		// at its old location, which this store cannot read and other
+		// engines cannot either. v{k+1} starts a new history at the new
+		// location (the manifest, with relative paths, is unaffected).
+		base = nil
+	}
+	b, err := p.builder(base, h.k, tableUUID, sc)
 	if err != nil {
 		return nil, err
 	}
@@ -38,10 +51,12 @@ func (p *Publisher) build(ctx context.Context, h head, m *manifest.Manifest) ([]
 
 	var parent *int64
 	var seq int64 = 1
-	prev := map[string]ice.ManifestEntry{} // live entries of the parent snapshot, by path
 	if h.meta != nil {
-		seq = h.meta.LastSequenceNumber() + 1
-		if ps := h.meta.CurrentSnapshot(); ps != nil {
+		seq = h.meta.LastSequenceNumber() + 1 // sequence numbers never go back, even across a move
+	}
+	prev := map[string]ice.ManifestEntry{} // live entries of the parent snapshot, by path
+	if base != nil {
+		if ps := base.CurrentSnapshot(); ps != nil {
 			id := ps.SnapshotID
 			parent = &id
 			if prev, err = p.liveEntries(ctx, ps); err != nil {
@@ -49,7 +64,7 @@ func (p *Publisher) build(ctx context.Context, h head, m *manifest.Manifest) ([]
 			}
 		}
 	}
-	snapID := newSnapshotID(h.meta)
+	snapID := newSnapshotID(base)
 	nonce := uuid.NewString()
 
 	var manifests []ice.ManifestFile
@@ -160,12 +175,13 @@ func (p *Publisher) build(ctx context.Context, h head, m *manifest.Manifest) ([]
 	return data, nil
 }
 
-// builder starts metadata v{h.k+1}: from scratch for the first version, else
-// from the head (which records the head's file in the metadata log). A
-// changed schema becomes the new current schema.
-func (p *Publisher) builder(h head, tableUUID uuid.UUID, sc *ice.Schema) (*table.MetadataBuilder, error) {
+// builder starts metadata v{k+1}: from scratch when there is no base (the
+// first version, or a moved warehouse), else from the base, metadata vk
+// (which records vk's file in the metadata log). A changed schema becomes
+// the new current schema.
+func (p *Publisher) builder(base table.Metadata, k int, tableUUID uuid.UUID, sc *ice.Schema) (*table.MetadataBuilder, error) {
 	wrap := func(err error) error { return fmt.Errorf("iceberg: metadata builder: %w", err) }
-	if h.meta == nil {
+	if base == nil {
 		b, err := table.NewMetadataBuilder(2)
 		if err != nil {
 			return nil, wrap(err)
@@ -194,11 +210,7 @@ func (p *Publisher) builder(h head, tableUUID uuid.UUID, sc *ice.Schema) (*table
 		}
 		return b, nil
 	}
-	if h.meta.TableUUID() != tableUUID {
-		return nil, fmt.Errorf("iceberg: %s belongs to table %s, manifest is of table %s",
-			p.MetadataKey(h.k), h.meta.TableUUID(), tableUUID)
-	}
-	b, err := table.MetadataBuilderFromBase(h.meta, p.store.URI(p.MetadataKey(h.k)))
+	b, err := table.MetadataBuilderFromBase(base, p.store.URI(p.MetadataKey(k)))
 	if err != nil {
 		return nil, wrap(err)
 	}

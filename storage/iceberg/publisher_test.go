@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -384,4 +385,74 @@ func TestIcebergGoReadsWhatWePublish(t *testing.T) {
 		t.Fatalf("filter id > 1e6 planned %d files: bounds not published", len(none))
 	}
 	checkHistory(t, tbl.Metadata())
+}
+
+// TestPublishAfterTheWarehouseMoved: a local warehouse moved to another
+// directory (a data directory restored elsewhere) keeps publishing. The
+// old snapshots name files at the old location; the next metadata starts a
+// new history at the new location that lists every file of the manifest
+// there, and later commits build on it as usual.
+func TestPublishAfterTheWarehouseMoved(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	oldDir, newDir := root+"/old", root+"/new"
+	oldStore, err := objstore.NewLocal(oldDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := chain(5)
+	pub := iceberg.NewPublisher(oldStore, prefix)
+	for _, m := range ms[:3] {
+		if _, err := pub.Publish(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Rename(oldDir, newDir); err != nil {
+		t.Fatal(err)
+	}
+	store, err := objstore.NewLocal(newDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub = iceberg.NewPublisher(store, prefix)
+	for _, m := range ms[3:] {
+		if _, err := pub.Publish(ctx, m); err != nil {
+			t.Fatalf("publish manifest v%d after the move: %v", m.Version, err)
+		}
+	}
+	k, key, err := pub.Latest(ctx)
+	if err != nil || k != 5 {
+		t.Fatalf("Latest: v%d %v, want v5", k, err)
+	}
+	meta := loadMeta(t, store, key)
+	if meta.Location() != store.URI(prefix) {
+		t.Fatalf("location %s, want %s", meta.Location(), store.URI(prefix))
+	}
+	checkHistory(t, meta)
+	if n := len(meta.Snapshots()); n != 2 {
+		t.Fatalf("%d snapshots after the move, want 2 (manifests v4 and v5)", n)
+	}
+	// Every file of manifest v5, at the new location, read as Iceberg
+	// readers do.
+	loc := store.URI(key)
+	tbl, err := table.NewFromLocation(ctx, table.Identifier{"db", "t"}, loc, iceio.LoadFSFunc(nil, loc), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks, err := tbl.Scan().PlanFiles(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want []string
+	for _, task := range tasks {
+		got = append(got, task.File.FilePath())
+	}
+	for _, f := range ms[4].Files {
+		want = append(want, store.URI(prefix+"/"+f.Path))
+	}
+	sort.Strings(got)
+	sort.Strings(want)
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("files of the current snapshot:\n%v\nwant\n%v", got, want)
+	}
 }
