@@ -15,6 +15,7 @@ import (
 func restartReplay(ctx context.Context, cfg *Config, g *Gen) (secs, walBytes float64, err error) {
 	s, err := newBSDB(cfg.ServerBin, cfg.path("bsdb-restart"), []string{
 		"BSDB_WAL_DURABILITY=sync", "BSDB_CACHE_GB=1000", "BSDB_FLUSH_INTERVAL_MS=86400000",
+		"BSDB_COPY_DIRECT_MB=0", // every COPY goes through the WAL, however large
 	})
 	if err != nil {
 		return 0, 0, err
@@ -34,13 +35,19 @@ func restartReplay(ctx context.Context, cfg *Config, g *Gen) (secs, walBytes flo
 	want := int64(cfg.RestartWALMB) << 20
 	chunk := max(int64(1000), min(int64(500_000), want/400))
 	var rows int64
-	for s.walBytes() < want {
+	for last := s.walBytes(); last < want; {
 		n, err := c.CopyFrom(ctx, pgx.Identifier{"events"}, EventColumns, newEventSource(g, rows, rows+chunk))
 		if err != nil {
 			c.Close(ctx)
 			return 0, 0, fmt.Errorf("restart: copy at row %d: %w", rows, err)
 		}
 		rows += n
+		grown := s.walBytes()
+		if grown <= last {
+			c.Close(ctx)
+			return 0, 0, fmt.Errorf("restart: a COPY of %d rows did not grow the WAL (%d bytes): it bypassed it", n, grown)
+		}
+		last = grown
 	}
 	c.Close(ctx)
 	walBytes = float64(s.walBytes())
