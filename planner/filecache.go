@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/bsdb/bsdb-pg/txn"
 )
 
 // The native cache: committed data files copied into DuckDB's own storage.
@@ -266,6 +269,11 @@ func (t *Table) cacheLoader() {
 		case <-c.kick:
 		}
 		if err := t.syncCache(); err != nil {
+			if errors.Is(err, txn.ErrClosed) {
+				// The table closed under the load (its last flush kicked
+				// it): closeCache follows; nothing failed.
+				return
+			}
 			t.eng.log.Warn("native cache: loading failed; the table is read from its Parquet files", "table", t.ID.Name, "err", err)
 			select {
 			case <-c.stop:
