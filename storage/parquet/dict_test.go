@@ -210,6 +210,7 @@ func checkStringsFile(t *testing.T, p string, total int, groups []int) {
 		t.Fatalf("%d row groups, want %d", g, len(groups))
 	}
 	from := 0
+	uOverflowed := -1 // the first row group where u's dictionary overflowed
 	for g, n := range groups {
 		rg := md.RowGroup(g)
 		if rg.NumRows() != int64(n) {
@@ -261,6 +262,14 @@ func checkStringsFile(t *testing.T, p string, total int, groups []int) {
 		// chunk goes PLAIN.
 		if n == 5000 && !plainDataPages(t, pf, g, 2) {
 			t.Errorf("row group %d: u has no PLAIN data page (encodings %v)", g, encs["u"])
+		}
+		// After that, u's row groups go PLAIN from their first row: no
+		// dictionary is built (and dropped) again.
+		if uOverflowed >= 0 && (hasDictPage(t, pf, g, 2) || !plainDataPages(t, pf, g, 2)) {
+			t.Errorf("row group %d: u has a dictionary page or no PLAIN page (encodings %v), after it overflowed in row group %d", g, encs["u"], uOverflowed)
+		}
+		if n == 5000 && uOverflowed < 0 {
+			uOverflowed = g
 		}
 	}
 

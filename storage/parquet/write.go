@@ -170,10 +170,14 @@ type Writer struct {
 	rg         file.BufferedRowGroupWriter
 	rgRows     int64         // rows in rg
 	dicts      []*dictColumn // per column; nil where arrow-go encodes the rows as they come
-	levels     []int16       // definition levels, reused
-	stats      *statsSet
-	rows       int64
-	closed     bool
+	// plain: the column's dictionary overflowed in an earlier row group of
+	// this file; its later row groups go PLAIN from their first row
+	// (plainNow: already switched in the open row group).
+	plain, plainNow []bool
+	levels          []int16 // definition levels, reused
+	stats           *statsSet
+	rows            int64
+	closed          bool
 }
 
 // NewWriter starts a Parquet file on w. Nothing is written to w before the
@@ -261,6 +265,8 @@ func (w *Writer) start(sample []arrow.RecordBatch) error {
 	}
 	w.fw = fw
 	w.dicts = make([]*dictColumn, len(w.sch.Columns))
+	w.plain = make([]bool, len(w.sch.Columns))
+	w.plainNow = make([]bool, len(w.sch.Columns))
 	for i, f := range w.fileSchema.Fields() {
 		switch f.Type.ID() {
 		case arrow.STRING, arrow.BINARY:
@@ -327,7 +333,15 @@ func (w *Writer) writeRows(b arrow.RecordBatch, off, n int64) error {
 			a = array.NewSlice(a, off, off+n)
 			defer a.Release()
 		}
-		if d := w.dicts[i]; d != nil && !d.full {
+		if w.plain[i] && !w.plainNow[i] {
+			// A high-cardinality column (its dictionary overflowed in
+			// an earlier row group) goes PLAIN at once: building a 1 MiB
+			// dictionary to drop it again cost every row group.
+			if err := w.fallBackToPlain(i); err != nil {
+				return err
+			}
+		}
+		if d := w.dicts[i]; d != nil && !d.full && !w.plain[i] {
 			taken, err := d.add(a)
 			if err != nil {
 				return err
@@ -340,6 +354,7 @@ func (w *Writer) writeRows(b arrow.RecordBatch, off, n int64) error {
 			if err := w.flushDict(i); err != nil {
 				return err
 			}
+			w.plain[i] = true
 			a = array.NewSlice(a, int64(taken), int64(a.Len()))
 			defer a.Release()
 		}
@@ -347,6 +362,20 @@ func (w *Writer) writeRows(b arrow.RecordBatch, off, n int64) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// fallBackToPlain switches column i of the open row group to PLAIN before
+// its first row.
+func (w *Writer) fallBackToPlain(i int) error {
+	cw, err := w.rg.Column(i)
+	if err != nil {
+		return err
+	}
+	if bw, ok := cw.(*file.ByteArrayColumnChunkWriter); ok {
+		bw.FallbackToPlain() // nothing buffered yet: drops the empty dictionary
+	}
+	w.plainNow[i] = true
 	return nil
 }
 
@@ -385,6 +414,7 @@ func (w *Writer) endRowGroup() error {
 	}
 	err := w.rg.Close()
 	w.rg, w.rgRows = nil, 0
+	clear(w.plainNow)
 	// The column writers are closed: arrow-go keeps no reference to the
 	// dictionaries' buffers (its memo table copied the values).
 	for _, d := range w.dicts {
