@@ -354,7 +354,8 @@ func (w *Writer) writeRows(b arrow.RecordBatch, off, n int64) error {
 			if err := w.flushDict(i); err != nil {
 				return err
 			}
-			w.plain[i] = true
+			// arrow-go falls back itself for the rest of this row group.
+			w.plain[i], w.plainNow[i] = true, true
 			a = array.NewSlice(a, int64(taken), int64(a.Len()))
 			defer a.Release()
 		}
