@@ -170,14 +170,13 @@ type Writer struct {
 	rg         file.BufferedRowGroupWriter
 	rgRows     int64         // rows in rg
 	dicts      []*dictColumn // per column; nil where arrow-go encodes the rows as they come
-	// plain: the column's dictionary overflowed in an earlier row group of
-	// this file; its later row groups go PLAIN from their first row
-	// (plainNow: already switched in the open row group).
-	plain, plainNow []bool
-	levels          []int16 // definition levels, reused
-	stats           *statsSet
-	rows            int64
-	closed          bool
+	// plain: the column's dictionary overflowed in a row group of this
+	// file; its later row groups go PLAIN from their first row.
+	plain  []bool
+	levels []int16 // definition levels, reused
+	stats  *statsSet
+	rows   int64
+	closed bool
 }
 
 // NewWriter starts a Parquet file on w. Nothing is written to w before the
@@ -266,7 +265,6 @@ func (w *Writer) start(sample []arrow.RecordBatch) error {
 	w.fw = fw
 	w.dicts = make([]*dictColumn, len(w.sch.Columns))
 	w.plain = make([]bool, len(w.sch.Columns))
-	w.plainNow = make([]bool, len(w.sch.Columns))
 	for i, f := range w.fileSchema.Fields() {
 		switch f.Type.ID() {
 		case arrow.STRING, arrow.BINARY:
@@ -305,7 +303,7 @@ func (w *Writer) Write(b arrow.RecordBatch) error {
 	defer fb.Release()
 	for off, n := int64(0), fb.NumRows(); off < n; {
 		if w.rg == nil {
-			if w.rg, err = w.fw.AppendBufferedRowGroupChecked(); err != nil {
+			if err := w.startRowGroup(); err != nil {
 				return fmt.Errorf("parquet: write: %w", err)
 			}
 		}
@@ -333,14 +331,6 @@ func (w *Writer) writeRows(b arrow.RecordBatch, off, n int64) error {
 			a = array.NewSlice(a, off, off+n)
 			defer a.Release()
 		}
-		if w.plain[i] && !w.plainNow[i] {
-			// A high-cardinality column (its dictionary overflowed in
-			// an earlier row group) goes PLAIN at once: building a 1 MiB
-			// dictionary to drop it again cost every row group.
-			if err := w.fallBackToPlain(i); err != nil {
-				return err
-			}
-		}
 		if d := w.dicts[i]; d != nil && !d.full && !w.plain[i] {
 			taken, err := d.add(a)
 			if err != nil {
@@ -355,7 +345,7 @@ func (w *Writer) writeRows(b arrow.RecordBatch, off, n int64) error {
 				return err
 			}
 			// arrow-go falls back itself for the rest of this row group.
-			w.plain[i], w.plainNow[i] = true, true
+			w.plain[i] = true
 			a = array.NewSlice(a, int64(taken), int64(a.Len()))
 			defer a.Release()
 		}
@@ -366,17 +356,28 @@ func (w *Writer) writeRows(b arrow.RecordBatch, off, n int64) error {
 	return nil
 }
 
-// fallBackToPlain switches column i of the open row group to PLAIN before
-// its first row.
-func (w *Writer) fallBackToPlain(i int) error {
-	cw, err := w.rg.Column(i)
+// startRowGroup opens a row group. A high-cardinality column (its
+// dictionary overflowed in an earlier row group) goes PLAIN before its
+// first row: building a 1 MiB dictionary to drop it again cost every row
+// group. On an empty chunk, FallbackToPlain drops the empty dictionary.
+func (w *Writer) startRowGroup() error {
+	rg, err := w.fw.AppendBufferedRowGroupChecked()
 	if err != nil {
 		return err
 	}
-	if bw, ok := cw.(*file.ByteArrayColumnChunkWriter); ok {
-		bw.FallbackToPlain() // nothing buffered yet: drops the empty dictionary
+	w.rg = rg
+	for i, plain := range w.plain {
+		if !plain {
+			continue
+		}
+		cw, err := rg.Column(i)
+		if err != nil {
+			return err
+		}
+		if bw, ok := cw.(*file.ByteArrayColumnChunkWriter); ok {
+			bw.FallbackToPlain()
+		}
 	}
-	w.plainNow[i] = true
 	return nil
 }
 
@@ -415,7 +416,6 @@ func (w *Writer) endRowGroup() error {
 	}
 	err := w.rg.Close()
 	w.rg, w.rgRows = nil, 0
-	clear(w.plainNow)
 	// The column writers are closed: arrow-go keeps no reference to the
 	// dictionaries' buffers (its memo table copied the values).
 	for _, d := range w.dicts {
