@@ -15,7 +15,9 @@ import (
 
 	"github.com/bsdb/bsdb-pg/internal/crash"
 	"github.com/bsdb/bsdb-pg/storage/manifest"
+	"github.com/bsdb/bsdb-pg/storage/objstore"
 	"github.com/bsdb/bsdb-pg/storage/parquet"
+	"github.com/bsdb/bsdb-pg/storage/vfs"
 )
 
 // BulkQueueBatches is how many batches a bulk load queues between its
@@ -245,7 +247,7 @@ func (e *bulkEncoder) run() {
 			return fmt.Errorf("bulk load into %s: write parquet: %w", t.opts.Prefix, err)
 		}
 		key := "data/" + uuid.NewString() + ".parquet"
-		if err := t.opts.Store.PutFile(b.ctx, t.key(key), name); err != nil {
+		if err := objstore.MoveFile(b.ctx, t.opts.Store, t.key(key), name); err != nil {
 			// The store may hold it anyway (ambiguous): delete it with the rest.
 			e.files = append(e.files, manifest.DataFile{Path: key})
 			return fmt.Errorf("bulk load into %s: store %s: %w", t.opts.Prefix, key, err)
@@ -313,7 +315,7 @@ func (e *bulkEncoder) write(w **parquet.Writer, tmp **os.File, it bulkItem) erro
 		// Row groups end where chunks end (EndRowGroup): a chunk is whole
 		// batches, so it may pass b.chunk by less than a batch; the
 		// writer's own limit only guards against a runaway group.
-		pw, err := parquet.NewWriter(f, t.schema, parquet.WriteOptions{RowGroupRows: 2 * e.b.chunk, CompressionLevel: bulkZstdLevel})
+		pw, err := parquet.NewWriter(vfs.NewWritebackWriter(f), t.schema, parquet.WriteOptions{RowGroupRows: 2 * e.b.chunk, CompressionLevel: bulkZstdLevel})
 		if err != nil {
 			f.Close()
 			os.Remove(f.Name())

@@ -15,7 +15,9 @@ import (
 
 	"github.com/bsdb/bsdb-pg/internal/crash"
 	"github.com/bsdb/bsdb-pg/storage/manifest"
+	"github.com/bsdb/bsdb-pg/storage/objstore"
 	"github.com/bsdb/bsdb-pg/storage/parquet"
+	"github.com/bsdb/bsdb-pg/storage/vfs"
 )
 
 // Phase is the phase of a PendingCommit.
@@ -344,14 +346,14 @@ func (t *Table) writeDataFile(ctx context.Context, recs []arrow.RecordBatch) (ma
 		}
 	}
 	defer os.Remove(tmp.Name())
-	df, err := parquet.WriteFile(tmp, t.schema, recs, parquet.WriteOptions{RowGroupRows: t.opts.RowGroupRows})
+	df, err := parquet.WriteFile(vfs.NewWritebackWriter(tmp), t.schema, recs, parquet.WriteOptions{RowGroupRows: t.opts.RowGroupRows})
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return manifest.DataFile{}, fmt.Errorf("commit %s: write parquet: %w", t.opts.Prefix, err)
 	}
-	if err := t.opts.Store.PutFile(ctx, t.key(key), tmp.Name()); err != nil {
+	if err := objstore.MoveFile(ctx, t.opts.Store, t.key(key), tmp.Name()); err != nil {
 		return manifest.DataFile{}, fmt.Errorf("commit %s: store %s: %w", t.opts.Prefix, key, err)
 	}
 	df.Path = key

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -47,6 +48,31 @@ func runContract(t *testing.T, newStore func(t *testing.T) objstore.Store) {
 		}
 		if err := s.PutFile(ctx, "d/g", filepath.Join(t.TempDir(), "missing")); err == nil {
 			t.Fatal("PutFile of a missing local file succeeded")
+		}
+	})
+	t.Run("MoveFile", func(t *testing.T) {
+		s := newStore(t)
+		p := filepath.Join(t.TempDir(), "f")
+		if err := os.WriteFile(p, []byte("moved body"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := objstore.MoveFile(ctx, s, "d/m.parquet", p); err != nil {
+			t.Fatal(err)
+		}
+		expect(t, s, "d/m.parquet", "moved body")
+		mustPut(t, s, "d/n", "old")
+		if err := os.WriteFile(p, []byte("replaces"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := objstore.MoveFile(ctx, s, "d/n", p); err != nil {
+			t.Fatal(err)
+		}
+		expect(t, s, "d/n", "replaces")
+		if got := keys(t, s, "d/"); strings.Join(got, ",") != "d/m.parquet,d/n" {
+			t.Fatalf("List after MoveFile: %v", got)
+		}
+		if err := objstore.MoveFile(ctx, s, "d/g", filepath.Join(t.TempDir(), "missing")); err == nil {
+			t.Fatal("MoveFile of a missing local file succeeded")
 		}
 	})
 	t.Run("PutIfAbsent", func(t *testing.T) {

@@ -37,6 +37,13 @@
 // fsync it, rename(2) it over the key, fsync the directory. New directories
 // are created one level at a time and their parents fsynced.
 //
+// MoveFile (the FileMover capability; objstore.MoveFile falls back to
+// PutFile on other stores): fsync the local file, rename it to
+// "<dir>/.bsdb-tmp-<random>", then publish it as Put does. No byte is
+// copied: a bulk load's or a flush's Parquet file, staged in the table's WAL
+// directory on the same file system, becomes the object. A file on another
+// file system (EXDEV) is copied as PutFile does.
+//
 // PutIfAbsent: write and fsync the temp file, then link(2) it to the key:
 // link fails with EEXIST when the key exists (=> ErrExists), so the create is
 // atomic with the full content, across processes. Then remove the temp name
@@ -46,8 +53,10 @@
 // belong to the open file description: this excludes goroutines of this
 // process and other processes alike), compare the SHA-256 of the current
 // content with the expected Version, write temp + fsync + rename + fsync dir,
-// unlock. Put and Delete take the same lock, so an unconditional write never
-// interleaves between a CAS's compare and its rename. (PutIfAbsent needs no
+// unlock. Put, PutFile, MoveFile and Delete take the same lock around their
+// rename or remove (not around writing the temp file, so large files are
+// written in parallel), so an unconditional write never interleaves between
+// a CAS's compare and its rename. (PutIfAbsent needs no
 // lock: link is atomic.) The lock files stay; List never shows them. A
 // crashed writer can leave a ".bsdb-tmp-*" file: harmless, never listed, and
 // removable by any cleanup pass.

@@ -25,6 +25,7 @@ type Local struct {
 var (
 	_ Store       = (*Local)(nil)
 	_ LocalPather = (*Local)(nil)
+	_ FileMover   = (*Local)(nil)
 )
 
 // lockName is the per-directory lock file PutIfMatch, Put and Delete take.
@@ -83,13 +84,11 @@ func (l *Local) Put(ctx context.Context, key string, data []byte) error {
 	if err := l.check(ctx, "put", key); err != nil {
 		return err
 	}
-	return l.withDirLock(key, func() error {
-		tmp, err := l.writeTemp(key, func(f *os.File) error { _, err := f.Write(data); return err })
-		if err != nil {
-			return opErr("put", key, err)
-		}
-		return l.publishRename(key, tmp, "put")
-	})
+	tmp, err := l.writeTemp(key, func(f *os.File) error { _, err := f.Write(data); return err })
+	if err != nil {
+		return opErr("put", key, err)
+	}
+	return l.withDirLock(key, func() error { return l.publishRename(key, tmp, "put") })
 }
 
 // PutFile implements Store: the file is copied (never moved) with the same
@@ -103,13 +102,49 @@ func (l *Local) PutFile(ctx context.Context, key string, localPath string) error
 		return opErr("putfile", key, mapFSErr(err))
 	}
 	defer src.Close()
-	return l.withDirLock(key, func() error {
-		tmp, err := l.writeTemp(key, func(f *os.File) error { _, err := io.Copy(f, src); return err })
-		if err != nil {
-			return opErr("putfile", key, err)
+	tmp, err := l.writeTemp(key, func(f *os.File) error { _, err := io.Copy(f, src); return err })
+	if err != nil {
+		return opErr("putfile", key, err)
+	}
+	return l.withDirLock(key, func() error { return l.publishRename(key, tmp, "putfile") })
+}
+
+// MoveFile implements FileMover: the file is fsynced and renamed into the
+// key's directory as the temp file of Put's protocol (no copy), then
+// published as Put publishes. A file on another file system is copied
+// (PutFile) instead.
+func (l *Local) MoveFile(ctx context.Context, key string, localPath string) error {
+	if err := l.check(ctx, "movefile", key); err != nil {
+		return err
+	}
+	if err := syncFile(localPath); err != nil {
+		return opErr("movefile", key, mapFSErr(err))
+	}
+	dir := filepath.Dir(l.LocalPath(key))
+	if err := mkdirAllSync(dir, l.root); err != nil {
+		return opErr("movefile", key, err)
+	}
+	tmp := l.tempName(dir)
+	if err := os.Rename(localPath, tmp); err != nil {
+		if errors.Is(err, syscall.EXDEV) {
+			return l.PutFile(ctx, key, localPath)
 		}
-		return l.publishRename(key, tmp, "putfile")
-	})
+		return opErr("movefile", key, mapFSErr(err))
+	}
+	return l.withDirLock(key, func() error { return l.publishRename(key, tmp, "movefile") })
+}
+
+// syncFile fsyncs the file at path.
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // PutIfAbsent implements Store: temp file + fsync, then link(2) to the final
@@ -264,9 +299,7 @@ func (l *Local) writeTemp(key string, fill func(*os.File) error) (string, error)
 	if err := mkdirAllSync(dir, l.root); err != nil {
 		return "", err
 	}
-	var rnd [8]byte
-	_, _ = rand.Read(rnd[:])
-	tmp := filepath.Join(dir, reservedPrefix+"tmp-"+hex.EncodeToString(rnd[:]))
+	tmp := l.tempName(dir)
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return "", err
@@ -283,6 +316,13 @@ func (l *Local) writeTemp(key string, fill func(*os.File) error) (string, error)
 		return "", err
 	}
 	return tmp, nil
+}
+
+// tempName is a new temporary name in dir (never listed).
+func (l *Local) tempName(dir string) string {
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	return filepath.Join(dir, reservedPrefix+"tmp-"+hex.EncodeToString(rnd[:]))
 }
 
 // publishRename renames tmp over the key and fsyncs the directory.

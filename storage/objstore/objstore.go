@@ -57,6 +57,26 @@ type Store interface {
 	URI(key string) string
 }
 
+// FileMover is an optional capability of stores that can take a local file
+// without copying it (Local, for a file on its file system).
+type FileMover interface {
+	// MoveFile stores the file at localPath under key with PutFile's
+	// guarantees, and may consume the file: after it returns, with or
+	// without an error, localPath may be gone. The caller removes it if
+	// it is not.
+	MoveFile(ctx context.Context, key string, localPath string) error
+}
+
+// MoveFile stores the local file at localPath under key: moved when s is a
+// FileMover, uploaded or copied (PutFile) otherwise. The caller removes
+// localPath afterwards if it still exists.
+func MoveFile(ctx context.Context, s Store, key, localPath string) error {
+	if m, ok := s.(FileMover); ok {
+		return m.MoveFile(ctx, key, localPath)
+	}
+	return s.PutFile(ctx, key, localPath)
+}
+
 // LocalPather is an optional capability of stores backed by local disk.
 type LocalPather interface {
 	// LocalPath is the absolute filesystem path of key.

@@ -88,3 +88,14 @@ func (f osFile) Allocate(size int64) error {
 	}
 	return nil
 }
+
+// startWriteback asks the kernel to start writing [off, off+n) of f to the
+// disk without waiting (sync_file_range SYNC_FILE_RANGE_WRITE). It makes no
+// data durable: a later fsync still must.
+func startWriteback(f *os.File, off, n int64) error {
+	serr, err := onFD(f, func(fd int) error { return unix.SyncFileRange(fd, off, n, unix.SYNC_FILE_RANGE_WRITE) })
+	if err != nil {
+		return err
+	}
+	return serr
+}
