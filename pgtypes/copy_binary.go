@@ -185,3 +185,26 @@ func (cr *CopyReader) nextBinaryBuffered() ([][]byte, bool) {
 	cr.fields = fields
 	return fields, true
 }
+
+// BufferedBinary returns the read buffer's bytes from the next tuple on, for
+// a caller that decodes whole tuples in place and then drops them with
+// ConsumeBinary: a COPY's decoder skips the per-row Next calls this way. It
+// is nil outside the tuple section of the binary format (before the first
+// Next has read the header, after the trailer) and may hold a partial last
+// tuple, which the caller leaves for Next. Valid until the next read.
+func (cr *CopyReader) BufferedBinary() []byte {
+	if cr.opts.Format != CopyBinary || !cr.headerDone || cr.done {
+		return nil
+	}
+	buf, _ := cr.r.Peek(cr.r.Buffered())
+	return buf
+}
+
+// ConsumeBinary drops the first n bytes of BufferedBinary, which held k
+// whole tuples the caller decoded; Line then reports the last of them.
+func (cr *CopyReader) ConsumeBinary(n, k int) {
+	if _, err := cr.r.Discard(n); err != nil {
+		panic("pgtypes: ConsumeBinary beyond the buffered bytes") // a caller bug, not bad input
+	}
+	cr.line += int64(k)
+}

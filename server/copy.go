@@ -264,6 +264,22 @@ func decodeCopy(ctx context.Context, rd *pgtypes.CopyReader, dec *copyDecoder, e
 	opts := rd.Options()
 	var n int64
 	for {
+		if dec.fused != nil {
+			if k := dec.appendBuffered(rd); k > 0 {
+				if n/4096 != (n+int64(k))/4096 {
+					if err := ctx.Err(); err != nil {
+						return 0, err
+					}
+				}
+				n += int64(k)
+				if dec.full() {
+					if err := emit(dec.batch()); err != nil {
+						return 0, err
+					}
+				}
+				continue
+			}
+		}
 		fields, err := rd.Next()
 		if errors.Is(err, io.EOF) {
 			break

@@ -77,6 +77,65 @@ type copyDecoder struct {
 	// strBytes remembers each column's data bytes in the last batch, to
 	// reserve string builders' data buffers for the next.
 	strBytes []int
+	// fused is the binary format's fast path (appendBuffered), by COPY
+	// field; nil when a column needs the general path.
+	fused []fusedCol
+}
+
+// fusedCol is one field of the fused binary path: its typed builder and the
+// binary length its type has (0: any, for text and bytea).
+type fusedCol struct {
+	kind    fastKind
+	notNull bool
+	width   int
+	b       array.Builder
+	i16     *array.Int16Builder
+	i32     *array.Int32Builder
+	i64     *array.Int64Builder
+	f32     *array.Float32Builder
+	f64     *array.Float64Builder
+	bl      *array.BooleanBuilder
+	bin     *array.BinaryBuilder
+	d32     *array.Date32Builder
+	ts      *array.TimestampBuilder
+}
+
+// newFused returns the fused path's columns, or nil when a column (or a
+// default of an unlisted column) needs the general path.
+func (d *copyDecoder) newFused() []fusedCol {
+	if !d.binary || len(d.unlisted) > 0 || len(d.cols) == 0 {
+		return nil
+	}
+	out := make([]fusedCol, len(d.cols))
+	for i, c := range d.cols {
+		f := fusedCol{kind: c.kind, notNull: c.col.NotNull, b: d.rb.Field(c.pos)}
+		switch c.kind {
+		case fastInt16:
+			f.i16, f.width = f.b.(*array.Int16Builder), 2
+		case fastInt32:
+			f.i32, f.width = f.b.(*array.Int32Builder), 4
+		case fastInt64:
+			f.i64, f.width = f.b.(*array.Int64Builder), 8
+		case fastFloat32:
+			f.f32, f.width = f.b.(*array.Float32Builder), 4
+		case fastFloat64:
+			f.f64, f.width = f.b.(*array.Float64Builder), 8
+		case fastBool:
+			f.bl, f.width = f.b.(*array.BooleanBuilder), 1
+		case fastString:
+			f.bin = f.b.(*array.StringBuilder).BinaryBuilder
+		case fastBytea:
+			f.bin = f.b.(*array.BinaryBuilder)
+		case fastDate:
+			f.d32, f.width = f.b.(*array.Date32Builder), 4
+		case fastTimestamp, fastTimestampTZ:
+			f.ts, f.width = f.b.(*array.TimestampBuilder), 8
+		default:
+			return nil
+		}
+		out[i] = f
+	}
+	return out
 }
 
 func newCopyDecoder(sch *schema.Schema, as *arrow.Schema, info *bsql.TableInfo, pos []int, defaults []any, binaryFormat bool, set *pgtypes.Settings) *copyDecoder {
@@ -102,6 +161,7 @@ func newCopyDecoder(sch *schema.Schema, as *arrow.Schema, info *bsql.TableInfo, 
 		}
 	}
 	d.reserve(copyFirstReserve)
+	d.fused = d.newFused()
 	return d
 }
 
@@ -319,6 +379,97 @@ func (d *copyDecoder) appendBinary(c *copyColumn, b array.Builder, f []byte) err
 		}
 	}
 	return nil
+}
+
+// appendBuffered decodes the whole tuples in rd's read buffer straight into
+// the builders, up to the end of the batch, without a Next call, a fields
+// slice or a type switch on the builder per value: the binary format's fast
+// path, when every field has a typed path (d.fused). It stops before the
+// first tuple that needs more: the trailer, a tuple cut by the end of the
+// buffer, a wrong field count, a NULL in a NOT NULL column, a value whose
+// length its type does not have. rd.Next and appendRow take that tuple, with
+// their exact errors. It returns the rows appended.
+func (d *copyDecoder) appendBuffered(rd *pgtypes.CopyReader) int {
+	buf := rd.BufferedBinary()
+	ncols := len(d.fused)
+	room := min(d.limit-d.rows, len(buf)/(2+4*ncols)) // a tuple has at least 2+4*ncols bytes
+	if room <= 0 {
+		return 0
+	}
+	for i := range d.fused {
+		d.fused[i].b.Reserve(room) // within the batch's capacity: no growth
+	}
+	be := binary.BigEndian
+	p, k := 0, 0
+	for k < room && d.bytes < copyBatchBytes {
+		// First the tuple's shape: whole, and every field on the fast path.
+		if len(buf)-p < 2 || int(int16(be.Uint16(buf[p:]))) != ncols {
+			break
+		}
+		q, ok := p+2, true
+		for i := range d.fused {
+			if len(buf)-q < 4 {
+				ok = false
+				break
+			}
+			l := int(int32(be.Uint32(buf[q:])))
+			q += 4
+			if l == -1 {
+				if d.fused[i].notNull {
+					ok = false
+					break
+				}
+				continue
+			}
+			if l < 0 || len(buf)-q < l || (d.fused[i].width != 0 && l != d.fused[i].width) {
+				ok = false
+				break
+			}
+			q += l
+		}
+		if !ok {
+			break
+		}
+		// Then its values.
+		q = p + 2
+		for i := range d.fused {
+			c := &d.fused[i]
+			l := int(int32(be.Uint32(buf[q:])))
+			q += 4
+			if l == -1 {
+				c.b.AppendNull()
+				continue
+			}
+			f := buf[q : q+l]
+			q += l
+			d.bytes += l
+			switch c.kind {
+			case fastInt16:
+				c.i16.UnsafeAppend(int16(be.Uint16(f)))
+			case fastInt32:
+				c.i32.UnsafeAppend(int32(be.Uint32(f)))
+			case fastInt64:
+				c.i64.UnsafeAppend(int64(be.Uint64(f)))
+			case fastFloat32:
+				c.f32.UnsafeAppend(math.Float32frombits(be.Uint32(f)))
+			case fastFloat64:
+				c.f64.UnsafeAppend(math.Float64frombits(be.Uint64(f)))
+			case fastBool:
+				c.bl.UnsafeAppend(f[0] != 0)
+			case fastString, fastBytea:
+				c.bin.Append(f)
+			case fastDate:
+				c.d32.UnsafeAppend(arrowDate(pgtypes.Date(int32(be.Uint32(f)))))
+			case fastTimestamp, fastTimestampTZ:
+				c.ts.UnsafeAppend(arrow.Timestamp(shiftTS(int64(be.Uint64(f)))))
+			}
+		}
+		p = q
+		k++
+	}
+	d.rows += k
+	rd.ConsumeBinary(p, k)
+	return k
 }
 
 // arrowDate maps a PostgreSQL date to Arrow's (days since 1970), the

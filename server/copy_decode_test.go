@@ -3,9 +3,13 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -257,33 +261,188 @@ func eventsCopyData(tb testing.TB, format pgtypes.CopyFormat, n int) ([]byte, *s
 	return cw.AppendTrailer(out), sch, as, info
 }
 
-// BenchmarkCopyDecode: COPY rows of the events table into Arrow batches,
-// the boxed path (before) against the typed decoder (after).
+// BenchmarkCopyDecode: COPY rows of the events table into Arrow batches:
+// the boxed path (before) against the typed decoder (after) on 20,000 rows,
+// and the typed decoder on several full batches (planner.BatchRows rows
+// each), the steady state of a large COPY, where each batch's builders are
+// sized from the previous one and the binary format takes the fused path.
+//
+//	go test ./server -run '^$' -bench CopyDecode -count 6
 func BenchmarkCopyDecode(b *testing.B) {
-	const rows = 20000
-	for _, format := range []pgtypes.CopyFormat{pgtypes.CopyText, pgtypes.CopyBinary} {
-		data, sch, as, info := eventsCopyData(b, format, rows)
-		set := pgtypes.DefaultSettings()
-		for _, impl := range []struct {
-			name string
-			fn   func(*pgtypes.CopyReader, *schema.Schema, *arrow.Schema, *bsql.TableInfo, *pgtypes.Settings) ([]arrow.RecordBatch, error)
-		}{{"boxed", boxedDecode}, {"typed", typedDecode}} {
-			b.Run(format.String()+"/"+impl.name, func(b *testing.B) {
-				b.SetBytes(int64(len(data)))
-				b.ReportAllocs()
-				for i := 0; i < b.N; i++ {
-					rd, err := pgtypes.NewCopyReader(bytes.NewReader(data), pgtypes.CopyOptions{Format: format, Table: "events"}, len(info.Columns))
-					if err != nil {
-						b.Fatal(err)
+	type impl struct {
+		name string
+		fn   func(*pgtypes.CopyReader, *schema.Schema, *arrow.Schema, *bsql.TableInfo, *pgtypes.Settings) ([]arrow.RecordBatch, error)
+	}
+	for _, size := range []struct {
+		name  string
+		rows  int
+		impls []impl
+	}{
+		{"20000", 20000, []impl{{"boxed", boxedDecode}, {"typed", typedDecode}}},
+		{"batches", 3 * copyBatchRows, []impl{{"typed", typedDecode}}},
+	} {
+		for _, format := range []pgtypes.CopyFormat{pgtypes.CopyText, pgtypes.CopyBinary} {
+			data, sch, as, info := eventsCopyData(b, format, size.rows)
+			set := pgtypes.DefaultSettings()
+			for _, im := range size.impls {
+				b.Run(size.name+"/"+format.String()+"/"+im.name, func(b *testing.B) {
+					b.SetBytes(int64(len(data)))
+					b.ReportAllocs()
+					for i := 0; i < b.N; i++ {
+						rd, err := pgtypes.NewCopyReader(bytes.NewReader(data), pgtypes.CopyOptions{Format: format, Table: "events"}, len(info.Columns))
+						if err != nil {
+							b.Fatal(err)
+						}
+						recs, err := im.fn(rd, sch, as, info, set)
+						if err != nil {
+							b.Fatal(err)
+						}
+						releaseAll(recs)
 					}
-					recs, err := impl.fn(rd, sch, as, info, set)
-					if err != nil {
-						b.Fatal(err)
-					}
-					releaseAll(recs)
-				}
-				b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
-			})
+					b.ReportMetric(float64(size.rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+				})
+			}
+		}
+	}
+}
+
+// chunkReader returns its data in pieces of 1..max bytes (seeded), so that
+// tuples are cut at every possible place of the COPY reader's buffer.
+type chunkReader struct {
+	data []byte
+	rng  *rand.Rand
+	max  int
+}
+
+func (r *chunkReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), len(r.data), 1+r.rng.IntN(r.max))
+	copy(p, r.data[:n])
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// TestCopyFusedBinaryMatchesRowPath: the binary format's fused path
+// (appendBuffered: whole tuples decoded from the read buffer, not one Next
+// per row) gives the batches of the row-by-row reference (boxedDecode)
+// whatever the cuts of the input, with NULLs, empty strings and batch
+// boundaries; and where a tuple needs the general path (a NULL in a NOT NULL
+// column, a value of the wrong length, a wrong field count, a truncated
+// stream) the same error with the same row number.
+func TestCopyFusedBinaryMatchesRowPath(t *testing.T) {
+	cols := []testCol{
+		{"id", pgtypes.OIDInt8, -1, true}, {"i2", pgtypes.OIDInt2, -1, false}, {"i4", pgtypes.OIDInt4, -1, false},
+		{"f4", pgtypes.OIDFloat4, -1, false}, {"f8", pgtypes.OIDFloat8, -1, false}, {"b", pgtypes.OIDBool, -1, false},
+		{"s", pgtypes.OIDText, -1, false}, {"by", pgtypes.OIDBytea, -1, false}, {"d", pgtypes.OIDDate, -1, false},
+		{"ts", pgtypes.OIDTimestamp, -1, false}, {"tz", pgtypes.OIDTimestampTZ, -1, false},
+	}
+	sch, as, info := testTable(t, cols...)
+	set := pgtypes.DefaultSettings()
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.name
+	}
+	opts := pgtypes.CopyOptions{Format: pgtypes.CopyBinary, Table: "t", Columns: names}
+	be := binary.BigEndian
+	row := func(rng *rand.Rand, id int) [][]byte {
+		f := make([][]byte, len(cols))
+		f[0] = be.AppendUint64(nil, uint64(id))
+		for i := 1; i < len(cols); i++ {
+			if rng.IntN(10) == 0 {
+				continue // NULL
+			}
+			switch cols[i].oid {
+			case pgtypes.OIDInt2:
+				f[i] = be.AppendUint16(nil, uint16(rng.Uint32()))
+			case pgtypes.OIDInt4, pgtypes.OIDDate:
+				f[i] = be.AppendUint32(nil, uint32(rng.IntN(200000)-100000))
+			case pgtypes.OIDFloat4:
+				f[i] = be.AppendUint32(nil, math.Float32bits(rng.Float32()*1000-500))
+			case pgtypes.OIDFloat8:
+				f[i] = be.AppendUint64(nil, math.Float64bits(rng.NormFloat64()*1e6))
+			case pgtypes.OIDBool:
+				f[i] = []byte{byte(rng.IntN(2))}
+			case pgtypes.OIDText, pgtypes.OIDBytea:
+				f[i] = []byte(strings.Repeat("xyz", 30)[:rng.IntN(91)]) // "" included
+			default: // timestamps
+				f[i] = be.AppendUint64(nil, uint64(rng.Int64N(1<<50)-1<<49))
+			}
+		}
+		return f
+	}
+	decode := func(data []byte, seed uint64, max int) ([]arrow.RecordBatch, error, []arrow.RecordBatch, error) {
+		rd1, err := pgtypes.NewCopyReader(bytes.NewReader(data), opts, len(cols))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, werr := boxedDecode(rd1, sch, as, info, set)
+		rd2, _ := pgtypes.NewCopyReader(&chunkReader{data: data, rng: rand.New(rand.NewPCG(seed, 7)), max: max}, opts, len(cols))
+		got, gerr := typedDecode(rd2, sch, as, info, set)
+		return want, werr, got, gerr
+	}
+	check := func(t *testing.T, what string, data []byte, seed uint64, max int) {
+		t.Helper()
+		want, werr, got, gerr := decode(data, seed, max)
+		defer releaseAll(want)
+		defer releaseAll(got)
+		if errText(werr) != errText(gerr) {
+			t.Fatalf("%s: error\n fused: %s\n  rows: %s", what, errText(gerr), errText(werr))
+		}
+		if len(want) != len(got) {
+			t.Fatalf("%s: %d batches, row path %d", what, len(got), len(want))
+		}
+		for i := range want {
+			if !array.RecordEqual(want[i], got[i]) {
+				t.Fatalf("%s: batch %d differs", what, i)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	cw, _ := pgtypes.NewCopyWriter(nil, opts)
+	const n = 2*copyBatchRows + 1000 // three batches
+	valid := cw.AppendHeader(nil, nil)
+	for i := range n {
+		valid = cw.AppendRow(valid, row(rng, i))
+	}
+	valid = cw.AppendTrailer(valid)
+	for _, max := range []int{1 << 20, 4096, 97} {
+		check(t, fmt.Sprintf("valid, reads of up to %d bytes", max), valid, uint64(max), max)
+	}
+	check(t, "valid, no trailer", valid[:len(valid)-2], 3, 1<<20)
+	check(t, "truncated in a tuple", valid[:len(valid)/2+5], 3, 1<<20)
+
+	// One tuple that needs the general path, after many that do not.
+	small := func(bad [][]byte, at int) []byte {
+		out := cw.AppendHeader(nil, nil)
+		for i := range 3000 {
+			if i == at {
+				out = cw.AppendRow(out, bad)
+				continue
+			}
+			out = cw.AppendRow(out, row(rng, i))
+		}
+		return cw.AppendTrailer(out)
+	}
+	good := row(rng, 1)
+	with := func(i int, v []byte) [][]byte {
+		f := append([][]byte(nil), good...)
+		f[i] = v
+		return f
+	}
+	for name, bad := range map[string][][]byte{
+		"NULL in a NOT NULL column": with(0, nil),
+		"int8 of 4 bytes":           with(0, []byte{0, 0, 0, 1}),
+		"int4 of 8 bytes":           with(2, make([]byte, 8)),
+		"bool of 2 bytes":           with(5, []byte{0, 1}),
+		"date of 3 bytes":           with(8, []byte{0, 0, 1}),
+		"too few fields":            good[:len(good)-1],
+		"too many fields":           append(append([][]byte(nil), good...), []byte("x")),
+	} {
+		for _, at := range []int{1, 1777, 2999} {
+			check(t, fmt.Sprintf("%s at row %d", name, at+1), small(bad, at), uint64(at), 1<<20)
+			check(t, fmt.Sprintf("%s at row %d, small reads", name, at+1), small(bad, at), uint64(at), 61)
 		}
 	}
 }
