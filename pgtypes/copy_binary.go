@@ -2,7 +2,12 @@ package pgtypes
 
 import (
 	"encoding/binary"
+	"fmt"
 	"io"
+	"slices"
+	"strings"
+
+	"github.com/bsdb/bsdb-pg/pgerr"
 )
 
 // COPY BINARY layout (PostgreSQL "Binary Format" of COPY):
@@ -126,10 +131,26 @@ func (cr *CopyReader) nextBinary() ([][]byte, error) {
 		if l < 0 {
 			return nil, cr.opts.newCopyError(cr.line, i, nil, "invalid field size")
 		}
+		if l >= maxCopyFieldBytes {
+			// PostgreSQL's limit (MaxAllocSize, through enlargeStringInfo).
+			e := pgerr.New(pgerr.ProgramLimitExceeded, "out of memory")
+			e.Detail = fmt.Sprintf("Cannot enlarge string buffer containing 0 bytes by %d more bytes.", l)
+			// CONTEXT names the column without a value, as PostgreSQL's
+			// for binary input.
+			e.Where = strings.TrimSuffix(cr.opts.Where(cr.line, i, nil), ": null input")
+			return nil, &CopyError{Line: cr.line, Column: i, Err: e}
+		}
+		// The field's buffer grows with the bytes that arrive, not with
+		// the length the client announced.
 		off := len(cr.attr)
-		cr.attr = append(cr.attr, make([]byte, l)...)
-		if _, err := io.ReadFull(cr.r, cr.attr[off:]); err != nil {
-			return nil, cr.eofErr(err)
+		for rem := int(l); rem > 0; {
+			k := min(rem, copyFieldChunk)
+			n0 := len(cr.attr)
+			cr.attr = slices.Grow(cr.attr, k)[:n0+k]
+			if _, err := io.ReadFull(cr.r, cr.attr[n0:]); err != nil {
+				return nil, cr.eofErr(err)
+			}
+			rem -= k
 		}
 		spans = append(spans, copySpan{off, int(l)})
 	}
@@ -145,6 +166,14 @@ func (cr *CopyReader) nextBinary() ([][]byte, error) {
 }
 
 type copySpan struct{ off, n int }
+
+const (
+	// maxCopyFieldBytes is the largest binary COPY field PostgreSQL accepts
+	// (MaxAllocSize, 1 GB - 1).
+	maxCopyFieldBytes = 0x3fffffff
+	// copyFieldChunk is how much a field spanning reads grows at a time.
+	copyFieldChunk = 1 << 20
+)
 
 // nextBinaryBuffered decodes the next tuple in place when the read buffer
 // holds all of it and it is well-formed (the common case): the fields

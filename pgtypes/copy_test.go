@@ -3,7 +3,9 @@ package pgtypes
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -269,5 +271,47 @@ func TestCopyBinaryErrors(t *testing.T) {
 		if ce == nil || ce.Err.Message != tc.msg {
 			t.Errorf("%s: got %v, want %q", name, ce, tc.msg)
 		}
+	}
+}
+
+// TestCopyBinaryFieldLength: a binary field's announced length allocates
+// nothing before its bytes arrive (a client announcing 1 GB and sending 5
+// bytes gets "unexpected EOF", and the reader held about what arrived), and
+// a length of 1 GB or more is PostgreSQL's 54000 "out of memory".
+func TestCopyBinaryFieldLength(t *testing.T) {
+	o := CopyOptions{Format: CopyBinary, Table: "t", Columns: []string{"a"}}
+	cw, _ := NewCopyWriter(nil, o)
+	head := binary.BigEndian.AppendUint16(cw.AppendHeader(nil, nil), 1)
+	announced := func(l uint32, sent string) string {
+		return string(binary.BigEndian.AppendUint32(head, l)) + sent
+	}
+	cr, err := NewCopyReader(strings.NewReader(announced(0x3ffffffe, "hello")), o, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = cr.Next()
+	var ce *CopyError
+	if !errors.As(err, &ce) || ce.Err.Message != "unexpected EOF in COPY data" {
+		t.Fatalf("1 GB announced, 5 bytes sent: %v", err)
+	}
+	if c := cap(cr.attr); c > 4<<20 {
+		t.Fatalf("the reader grew its field buffer to %d bytes for 5 bytes of data", c)
+	}
+	for _, l := range []uint32{0x3fffffff, 0x7fffffff} {
+		cr, _ := NewCopyReader(strings.NewReader(announced(l, "x")), o, 1)
+		_, err := cr.Next()
+		if !errors.As(err, &ce) || ce.Err.Code != pgerr.ProgramLimitExceeded || ce.Err.Message != "out of memory" ||
+			ce.Err.Detail != fmt.Sprintf("Cannot enlarge string buffer containing 0 bytes by %d more bytes.", l) ||
+			ce.Err.Where != `COPY t, line 1, column a` {
+			t.Fatalf("length %#x: %v (%+v)", l, err, ce)
+		}
+	}
+	// A field that spans many reads of the buffer still arrives whole.
+	big := strings.Repeat("0123456789", 300_000)
+	data := cw.AppendTrailer(cw.AppendRow(cw.AppendHeader(nil, nil), [][]byte{[]byte(big)}))
+	cr, _ = NewCopyReader(strings.NewReader(string(data)), o, 1)
+	row, err := cr.Next()
+	if err != nil || string(row[0]) != big {
+		t.Fatalf("3 MB field: %v, %d bytes", err, len(row[0]))
 	}
 }
