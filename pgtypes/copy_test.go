@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -313,5 +314,123 @@ func TestCopyBinaryFieldLength(t *testing.T) {
 	row, err := cr.Next()
 	if err != nil || string(row[0]) != big {
 		t.Fatalf("3 MB field: %v, %d bytes", err, len(row[0]))
+	}
+}
+
+// TestCopyTextSplitsLikeTheByteLoop: the text format's field splitting
+// (IndexByte on lines without a backslash or a carriage return) gives, on
+// random lines of delimiters, backslash escapes (escaped delimiters among
+// them), \N, carriage returns and other bytes, exactly the fields or the
+// error of splitting byte by byte.
+func TestCopyTextSplitsLikeTheByteLoop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	alphabet := []byte("ab1\t\t\\\\N,x\r ")
+	for _, delim := range []byte{'\t', ','} {
+		o := CopyOptions{Format: CopyText, Delimiter: delim, Table: "t"}
+		for n := 0; n < 6000; n++ {
+			line := make([]byte, rng.IntN(24))
+			for i := range line {
+				line[i] = alphabet[rng.IntN(len(alphabet))]
+			}
+			cr, err := NewCopyReader(bytes.NewReader(append(line, '\n')), o, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, gerr := cr.Next()
+			// The line as the reader sees it: its end stripped, unless a
+			// backslash quotes the newline (then it is data, and input ends).
+			full := append(append([]byte{}, line...), '\n')
+			if !escapedEOL(full, '\n') {
+				full = stripTextEOL(full)
+			}
+			want, werr := splitTextByteLoop(full, delim)
+			if (gerr != nil) != (werr != nil) {
+				t.Fatalf("%q: error %v, byte loop %v", line, gerr, werr)
+			}
+			if gerr == nil && !sameRows([][][]byte{got}, [][][]byte{want}) {
+				t.Fatalf("%q: fields %q, byte loop %q", line, got, want)
+			}
+		}
+	}
+}
+
+// splitTextByteLoop is the reference: the text format's fields of line,
+// found by examining every byte (escapes decoded, \N as nil).
+func splitTextByteLoop(line []byte, delim byte) ([][]byte, error) {
+	var fields [][]byte
+	i := 0
+	for {
+		start, escaped := i, false
+		for i < len(line) {
+			c := line[i]
+			if c == delim {
+				break
+			}
+			if c == '\\' {
+				escaped = true
+				i++
+			} else if c == '\r' {
+				return nil, errors.New("literal carriage return")
+			}
+			i++
+		}
+		i = min(i, len(line))
+		f := line[start:i]
+		switch {
+		case string(f) == `\N`:
+			fields = append(fields, nil)
+		case !escaped:
+			fields = append(fields, append([]byte{}, f...))
+		default:
+			cr := &CopyReader{opts: CopyOptions{Format: CopyText, Delimiter: delim}}
+			v, err := cr.unescapeText(f)
+			if err != nil {
+				return nil, err
+			}
+			fields = append(fields, append([]byte{}, v...))
+		}
+		if i >= len(line) {
+			return fields, nil
+		}
+		i++
+	}
+}
+
+// TestCopyTextBackslashNewline: in the text format a backslash quotes the
+// character after it, a newline or a carriage return too, which are then
+// data and the line goes on; the row numbers count such a line once. The
+// expectations are PostgreSQL 15's, observed with psql's \copy.
+func TestCopyTextBackslashNewline(t *testing.T) {
+	o := CopyOptions{Format: CopyText, Table: "t", Columns: []string{"a", "b"}}
+	for _, tc := range []struct {
+		in   string
+		want [][]string
+	}{
+		{"a\tb\\\nc\n2\tz\n", [][]string{{"a", "b\nc"}, {"2", "z"}}},
+		{"a\t\\\n\\\n", [][]string{{"a", "\n\n"}}},
+		{"a\tb\\\r\n", [][]string{{"a", "b\r"}}},
+		{"a\tb\\\\\n2\tz\n", [][]string{{"a", "b\\"}, {"2", "z"}}}, // an escaped backslash, then a real newline
+		{"a\t\\", [][]string{{"a", ""}}},                           // a trailing backslash at the end of input: dropped
+	} {
+		rows := readAll(t, []byte(tc.in), o, 2)
+		if len(rows) != len(tc.want) {
+			t.Fatalf("%q: %d rows %q, want %q", tc.in, len(rows), rows, tc.want)
+		}
+		for i, r := range rows {
+			for j, v := range r {
+				if v == nil || string(v) != tc.want[i][j] {
+					t.Fatalf("%q: row %d = %q, want %q", tc.in, i+1, r, tc.want[i])
+				}
+			}
+		}
+	}
+	cr, _ := NewCopyReader(strings.NewReader("a\tb\\\nc\n2\n"), o, 2)
+	if _, err := cr.Next(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := cr.Next()
+	var ce *CopyError
+	if !errors.As(err, &ce) || ce.Err.Message != `missing data for column "b"` || ce.Err.Where != `COPY t, line 2: "2"` {
+		t.Fatalf("the row after a continued line: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package pgtypes
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"unicode/utf8"
 )
@@ -41,6 +42,32 @@ func stripEOL(b []byte) []byte {
 	return b
 }
 
+// escapedEOL reports whether b ends with c preceded by an odd number of
+// backslashes: a c that the text format takes as data.
+func escapedEOL(b []byte, c byte) bool {
+	n := len(b)
+	if n == 0 || b[n-1] != c {
+		return false
+	}
+	k := 0
+	for i := n - 2; i >= 0 && b[i] == '\\'; i-- {
+		k++
+	}
+	return k%2 == 1
+}
+
+// stripTextEOL is stripEOL for the text format, where a backslash before
+// the newline, or before the carriage return of "\r\n", makes it data.
+func stripTextEOL(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' && !escapedEOL(b, '\n') {
+		b = b[:n-1]
+		if n := len(b); n > 0 && b[n-1] == '\r' && !escapedEOL(b, '\r') {
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
 func isEndMarker(line []byte) bool { return len(line) == 2 && line[0] == '\\' && line[1] == '.' }
 
 func (cr *CopyReader) nextText() ([][]byte, error) {
@@ -54,8 +81,26 @@ func (cr *CopyReader) nextText() ([][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
+		if escapedEOL(raw, '\n') {
+			// A backslash quotes the character after it, a newline too:
+			// PostgreSQL's text format takes backslash-newline as a newline
+			// in the data, and the line goes on.
+			cr.attr = append(cr.attr[:0], raw...)
+			for escapedEOL(cr.attr, '\n') {
+				more, err := cr.readRawLine()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					return nil, err
+				}
+				cr.attr = append(cr.attr, more...)
+			}
+			raw = append(cr.lbuf[:0], cr.attr...) // free attr for field decoding
+			cr.lbuf = raw
+		}
 		cr.line++
-		line = stripEOL(raw)
+		line = stripTextEOL(raw)
 		if cr.opts.Header && cr.line == 1 {
 			continue
 		}
@@ -70,10 +115,21 @@ func (cr *CopyReader) nextText() ([][]byte, error) {
 	cr.attr = cr.attr[:0]
 	delim := cr.opts.Delimiter
 	null := *cr.opts.Null
+	// Most lines hold neither a backslash nor a carriage return: their
+	// fields end at the next delimiter, found with IndexByte instead of a
+	// loop over every byte that tests it for three values.
+	plain := bytes.IndexByte(line, '\\') < 0 && bytes.IndexByte(line, '\r') < 0
 	i := 0
 	for {
 		start := i
 		escaped := false
+		if plain {
+			if j := bytes.IndexByte(line[i:], delim); j >= 0 {
+				i += j
+			} else {
+				i = len(line)
+			}
+		}
 		for i < len(line) {
 			c := line[i]
 			if c == delim {
@@ -119,6 +175,11 @@ func (cr *CopyReader) nextText() ([][]byte, error) {
 func (cr *CopyReader) unescapeText(f []byte) ([]byte, error) {
 	start := len(cr.attr)
 	out := cr.attr
+	if out == nil {
+		// An escaped field that decodes to nothing (a lone trailing
+		// backslash) is an empty string, not NULL: never return nil.
+		out = make([]byte, 0, len(f))
+	}
 	highBit := false
 	for i := 0; i < len(f); i++ {
 		c := f[i]
