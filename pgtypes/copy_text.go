@@ -244,6 +244,9 @@ func isHex(c byte) bool { _, ok := unhex(c); return ok }
 // its end, starting from state inq.
 func (cr *CopyReader) csvInQuote(b []byte, inq bool) bool {
 	q, e := cr.opts.Quote, cr.opts.Escape
+	if !inq && bytes.IndexByte(b, q) < 0 {
+		return false // no quote: nothing opens (most lines)
+	}
 	for i := 0; i < len(b); i++ {
 		c := b[i]
 		if inq && c == e && e != q && i+1 < len(b) && (b[i+1] == q || b[i+1] == e) {
@@ -310,12 +313,22 @@ func (cr *CopyReader) splitCSV(line []byte) ([][]byte, error) {
 	cr.attr = cr.attr[:0]
 	delim, q, e := cr.opts.Delimiter, cr.opts.Quote, cr.opts.Escape
 	null := *cr.opts.Null
+	// A line without a quote (most lines) is cut at its delimiters, found
+	// with IndexByte.
+	plain := bytes.IndexByte(line, q) < 0
 	i := 0
 	for col := 0; ; col++ {
 		start := i
 		sawQuote := false
 		// Fast path: an unquoted field is a sub-slice of the line.
 		j := i
+		if plain {
+			if k := bytes.IndexByte(line[i:], delim); k >= 0 {
+				j += k
+			} else {
+				j = len(line)
+			}
+		}
 		for j < len(line) && line[j] != delim && line[j] != q {
 			j++
 		}

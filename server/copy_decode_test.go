@@ -281,7 +281,7 @@ func BenchmarkCopyDecode(b *testing.B) {
 		{"20000", 20000, []impl{{"boxed", boxedDecode}, {"typed", typedDecode}}},
 		{"batches", 3 * copyBatchRows, []impl{{"typed", typedDecode}}},
 	} {
-		for _, format := range []pgtypes.CopyFormat{pgtypes.CopyText, pgtypes.CopyBinary} {
+		for _, format := range []pgtypes.CopyFormat{pgtypes.CopyText, pgtypes.CopyCSV, pgtypes.CopyBinary} {
 			data, sch, as, info := eventsCopyData(b, format, size.rows)
 			set := pgtypes.DefaultSettings()
 			for _, im := range size.impls {
