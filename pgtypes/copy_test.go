@@ -434,3 +434,58 @@ func TestCopyTextBackslashNewline(t *testing.T) {
 		t.Fatalf("the row after a continued line: %v", err)
 	}
 }
+
+// endless yields its prefix, then its pattern forever.
+type endless struct {
+	prefix, pattern []byte
+	off             int
+}
+
+func (r *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		if len(r.prefix) > 0 {
+			p[i], r.prefix = r.prefix[0], r.prefix[1:]
+			continue
+		}
+		p[i] = r.pattern[r.off%len(r.pattern)]
+		r.off++
+	}
+	return len(p), nil
+}
+
+// TestCopyLineLength: a line that never ends (text), a text line continued
+// by backslash-newlines forever, and a CSV quote never closed fail with
+// PostgreSQL's 54000 "out of memory" at the line limit instead of growing
+// the server's memory with the input (the limit lowered for the test).
+func TestCopyLineLength(t *testing.T) {
+	defer func(v int) { maxCopyLineBytes = v }(maxCopyLineBytes)
+	maxCopyLineBytes = 1 << 20
+	for _, tc := range []struct {
+		name    string
+		format  CopyFormat
+		pattern string
+	}{
+		{"text without a newline", CopyText, "abc\t"},
+		{"text continued by backslash-newlines", CopyText, "abc\\\n"},
+		{"CSV quote never closed", CopyCSV, "abc\n"},
+	} {
+		o := CopyOptions{Format: tc.format, Table: "t"}
+		r := &endless{pattern: []byte(tc.pattern)}
+		if tc.format == CopyCSV {
+			r.prefix = []byte{'"'}
+		}
+		cr, err := NewCopyReader(r, o, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = cr.Next()
+		var ce *CopyError
+		if !errors.As(err, &ce) || ce.Err.Code != pgerr.ProgramLimitExceeded || ce.Err.Message != "out of memory" ||
+			!strings.HasPrefix(ce.Err.Detail, "Cannot enlarge string buffer containing ") || !strings.HasPrefix(ce.Err.Where, "COPY t, line ") {
+			t.Fatalf("%s: %v (%+v)", tc.name, err, ce)
+		}
+		if held := cap(cr.lbuf) + cap(cr.attr); held > 4*maxCopyLineBytes {
+			t.Fatalf("%s: the reader holds %d bytes for a limit of %d", tc.name, held, maxCopyLineBytes)
+		}
+	}
+}

@@ -3,8 +3,11 @@ package pgtypes
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"unicode/utf8"
+
+	"github.com/bsdb/bsdb-pg/pgerr"
 )
 
 // readRawLine returns the next physical line including its "\n" (absent on
@@ -15,6 +18,9 @@ func (cr *CopyReader) readRawLine() ([]byte, error) {
 	for {
 		b, err := cr.r.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
+			if err := cr.checkLineLen(len(cr.lbuf), len(b)); err != nil {
+				return nil, err
+			}
 			cr.lbuf = append(cr.lbuf, b...)
 			continue
 		}
@@ -30,6 +36,24 @@ func (cr *CopyReader) readRawLine() ([]byte, error) {
 		}
 		return b, nil
 	}
+}
+
+// maxCopyLineBytes bounds a COPY line (text) or record (CSV, with its
+// quoted newlines) as PostgreSQL's string buffers are bounded (MaxAllocSize,
+// 1 GB - 1): without it, a line that never ends would grow until the server
+// ran out of memory. A variable for tests.
+var maxCopyLineBytes = maxCopyFieldBytes
+
+// checkLineLen fails, as PostgreSQL's enlargeStringInfo does, when a line of
+// have bytes would grow by more past maxCopyLineBytes.
+func (cr *CopyReader) checkLineLen(have, more int) error {
+	if have+more < maxCopyLineBytes {
+		return nil
+	}
+	e := pgerr.New(pgerr.ProgramLimitExceeded, "out of memory")
+	e.Detail = fmt.Sprintf("Cannot enlarge string buffer containing %d bytes by %d more bytes.", have, more)
+	e.Where = cr.opts.Where(cr.line+1, -1, nil)
+	return &CopyError{Line: cr.line + 1, Column: -1, Err: e}
 }
 
 func stripEOL(b []byte) []byte {
@@ -92,6 +116,9 @@ func (cr *CopyReader) nextText() ([][]byte, error) {
 					break
 				}
 				if err != nil {
+					return nil, err
+				}
+				if err := cr.checkLineLen(len(cr.attr), len(more)); err != nil {
 					return nil, err
 				}
 				cr.attr = append(cr.attr, more...)
@@ -283,6 +310,9 @@ func (cr *CopyReader) nextCSV() ([][]byte, error) {
 					break
 				}
 				if err != nil {
+					return nil, err
+				}
+				if err := cr.checkLineLen(len(cr.attr), len(more)); err != nil {
 					return nil, err
 				}
 				cr.line++
