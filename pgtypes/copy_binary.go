@@ -2,12 +2,8 @@ package pgtypes
 
 import (
 	"encoding/binary"
-	"fmt"
 	"io"
 	"slices"
-	"strings"
-
-	"github.com/bsdb/bsdb-pg/pgerr"
 )
 
 // COPY BINARY layout (PostgreSQL "Binary Format" of COPY):
@@ -132,13 +128,7 @@ func (cr *CopyReader) nextBinary() ([][]byte, error) {
 			return nil, cr.opts.newCopyError(cr.line, i, nil, "invalid field size")
 		}
 		if l >= maxCopyFieldBytes {
-			// PostgreSQL's limit (MaxAllocSize, through enlargeStringInfo).
-			e := pgerr.New(pgerr.ProgramLimitExceeded, "out of memory")
-			e.Detail = fmt.Sprintf("Cannot enlarge string buffer containing 0 bytes by %d more bytes.", l)
-			// CONTEXT names the column without a value, as PostgreSQL's
-			// for binary input.
-			e.Where = strings.TrimSuffix(cr.opts.Where(cr.line, i, nil), ": null input")
-			return nil, &CopyError{Line: cr.line, Column: i, Err: e}
+			return nil, cr.bufferLimitError(cr.line, i, 0, int(l))
 		}
 		// The field's buffer grows with the bytes that arrive, not with
 		// the length the client announced.

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/bsdb/bsdb-pg/pgerr"
@@ -50,10 +51,17 @@ func (cr *CopyReader) checkLineLen(have, more int) error {
 	if have+more < maxCopyLineBytes {
 		return nil
 	}
+	return cr.bufferLimitError(cr.line+1, -1, have, more)
+}
+
+// bufferLimitError is PostgreSQL's error when a string buffer would pass
+// MaxAllocSize (enlargeStringInfo), at line and column col (-1: none); its
+// CONTEXT names the column without a value, as PostgreSQL's.
+func (cr *CopyReader) bufferLimitError(line int64, col, have, more int) *CopyError {
 	e := pgerr.New(pgerr.ProgramLimitExceeded, "out of memory")
 	e.Detail = fmt.Sprintf("Cannot enlarge string buffer containing %d bytes by %d more bytes.", have, more)
-	e.Where = cr.opts.Where(cr.line+1, -1, nil)
-	return &CopyError{Line: cr.line + 1, Column: -1, Err: e}
+	e.Where = strings.TrimSuffix(cr.opts.Where(line, col, nil), ": null input")
+	return &CopyError{Line: line, Column: col, Err: e}
 }
 
 func stripEOL(b []byte) []byte {
