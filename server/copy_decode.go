@@ -82,22 +82,19 @@ type copyDecoder struct {
 	fused []fusedCol
 }
 
-// fusedCol is one field of the fused binary path: its typed builder and the
+// fusedCol is one field of the fused binary path: its builder and the
 // binary length its type has (0: any, for text and bytea).
 type fusedCol struct {
 	kind    fastKind
 	notNull bool
 	width   int
 	b       array.Builder
-	i16     *array.Int16Builder
-	i32     *array.Int32Builder
-	i64     *array.Int64Builder
-	f32     *array.Float32Builder
-	f64     *array.Float64Builder
-	bl      *array.BooleanBuilder
-	bin     *array.BinaryBuilder
-	d32     *array.Date32Builder
-	ts      *array.TimestampBuilder
+}
+
+// fusedWidths are the kinds of the fused path and their binary lengths.
+var fusedWidths = map[fastKind]int{
+	fastInt16: 2, fastInt32: 4, fastInt64: 8, fastFloat32: 4, fastFloat64: 8, fastBool: 1,
+	fastString: 0, fastBytea: 0, fastDate: 4, fastTimestamp: 8, fastTimestampTZ: 8,
 }
 
 // newFused returns the fused path's columns, or nil when a column (or a
@@ -108,32 +105,11 @@ func (d *copyDecoder) newFused() []fusedCol {
 	}
 	out := make([]fusedCol, len(d.cols))
 	for i, c := range d.cols {
-		f := fusedCol{kind: c.kind, notNull: c.col.NotNull, b: d.rb.Field(c.pos)}
-		switch c.kind {
-		case fastInt16:
-			f.i16, f.width = f.b.(*array.Int16Builder), 2
-		case fastInt32:
-			f.i32, f.width = f.b.(*array.Int32Builder), 4
-		case fastInt64:
-			f.i64, f.width = f.b.(*array.Int64Builder), 8
-		case fastFloat32:
-			f.f32, f.width = f.b.(*array.Float32Builder), 4
-		case fastFloat64:
-			f.f64, f.width = f.b.(*array.Float64Builder), 8
-		case fastBool:
-			f.bl, f.width = f.b.(*array.BooleanBuilder), 1
-		case fastString:
-			f.bin = f.b.(*array.StringBuilder).BinaryBuilder
-		case fastBytea:
-			f.bin = f.b.(*array.BinaryBuilder)
-		case fastDate:
-			f.d32, f.width = f.b.(*array.Date32Builder), 4
-		case fastTimestamp, fastTimestampTZ:
-			f.ts, f.width = f.b.(*array.TimestampBuilder), 8
-		default:
+		w, ok := fusedWidths[c.kind]
+		if !ok {
 			return nil
 		}
-		out[i] = f
+		out[i] = fusedCol{kind: c.kind, notNull: c.col.NotNull, width: w, b: d.rb.Field(c.pos)}
 	}
 	return out
 }
@@ -445,23 +421,25 @@ func (d *copyDecoder) appendBuffered(rd *pgtypes.CopyReader) int {
 			d.bytes += l
 			switch c.kind {
 			case fastInt16:
-				c.i16.UnsafeAppend(int16(be.Uint16(f)))
+				c.b.(*array.Int16Builder).UnsafeAppend(int16(be.Uint16(f)))
 			case fastInt32:
-				c.i32.UnsafeAppend(int32(be.Uint32(f)))
+				c.b.(*array.Int32Builder).UnsafeAppend(int32(be.Uint32(f)))
 			case fastInt64:
-				c.i64.UnsafeAppend(int64(be.Uint64(f)))
+				c.b.(*array.Int64Builder).UnsafeAppend(int64(be.Uint64(f)))
 			case fastFloat32:
-				c.f32.UnsafeAppend(math.Float32frombits(be.Uint32(f)))
+				c.b.(*array.Float32Builder).UnsafeAppend(math.Float32frombits(be.Uint32(f)))
 			case fastFloat64:
-				c.f64.UnsafeAppend(math.Float64frombits(be.Uint64(f)))
+				c.b.(*array.Float64Builder).UnsafeAppend(math.Float64frombits(be.Uint64(f)))
 			case fastBool:
-				c.bl.UnsafeAppend(f[0] != 0)
-			case fastString, fastBytea:
-				c.bin.Append(f)
+				c.b.(*array.BooleanBuilder).UnsafeAppend(f[0] != 0)
+			case fastString:
+				c.b.(*array.StringBuilder).BinaryBuilder.Append(f)
+			case fastBytea:
+				c.b.(*array.BinaryBuilder).Append(f)
 			case fastDate:
-				c.d32.UnsafeAppend(arrowDate(pgtypes.Date(int32(be.Uint32(f)))))
+				c.b.(*array.Date32Builder).UnsafeAppend(arrowDate(pgtypes.Date(int32(be.Uint32(f)))))
 			case fastTimestamp, fastTimestampTZ:
-				c.ts.UnsafeAppend(arrow.Timestamp(shiftTS(int64(be.Uint64(f)))))
+				c.b.(*array.TimestampBuilder).UnsafeAppend(arrow.Timestamp(shiftTS(int64(be.Uint64(f)))))
 			}
 		}
 		p = q
