@@ -394,7 +394,7 @@ func TestCopyFusedBinaryMatchesRowPath(t *testing.T) {
 			t.Fatalf("%s: %d batches, row path %d", what, len(got), len(want))
 		}
 		for i := range want {
-			if !array.RecordEqual(want[i], got[i]) {
+			if !array.RecordApproxEqual(want[i], got[i], array.WithNaNsEqual(true), array.WithAbsTolerance(0)) {
 				t.Fatalf("%s: batch %d differs", what, i)
 			}
 		}
@@ -494,7 +494,7 @@ func FuzzCopyBinaryDecode(f *testing.F) {
 			t.Fatalf("%d batches, row path %d", len(got), len(want))
 		}
 		for i := range want {
-			if !array.RecordEqual(want[i], got[i]) {
+			if !array.RecordApproxEqual(want[i], got[i], array.WithNaNsEqual(true), array.WithAbsTolerance(0)) {
 				t.Fatalf("batch %d differs:\n fused: %v\n  rows: %v", i, got[i], want[i])
 			}
 		}
