@@ -186,6 +186,14 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		e.db.Close()
 		return nil, err
 	}
+	dirs := []string{e.cache, tmp}
+	if e.local != nil {
+		dirs = append(dirs, e.local.LocalPath(""))
+	}
+	if err := e.lockDown(ctx, dirs); err != nil {
+		e.db.Close()
+		return nil, err
+	}
 	if err := e.cat.CreateDatabase(ctx, cfg.DefaultDatabase); err != nil && !errors.Is(err, catalog.ErrExists) {
 		e.db.Close()
 		return nil, fmt.Errorf("catalog: %w", err)
