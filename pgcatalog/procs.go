@@ -278,3 +278,21 @@ func descriptionRows(*Snapshot, *Facts) [][]any {
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i][0].(int64) < rows[j][0].(int64) })
 	return rows
 }
+
+var (
+	builtinNamesOnce sync.Once
+	builtinNames     map[string]bool
+)
+
+// IsBuiltinFunction reports whether PostgreSQL 15 has a function (or
+// aggregate, or window function) of this exact name in pg_catalog. The SQL
+// guard lets a client call only those (and the project's own).
+func IsBuiltinFunction(name string) bool {
+	builtinNamesOnce.Do(func() {
+		builtinNames = make(map[string]bool, 3000)
+		for _, p := range procs() {
+			builtinNames[p.f[pName]] = true
+		}
+	})
+	return builtinNames[name]
+}

@@ -110,3 +110,15 @@ func infoSchemaType(oid uint32, typmod int32) infoType {
 	}
 	return it
 }
+
+var typeNamesOnce = func() map[string]bool {
+	m := make(map[string]bool, len(builtinTypes))
+	for i := range builtinTypes {
+		m[builtinTypes[i].name] = true
+	}
+	return m
+}()
+
+// IsBuiltinType reports whether PostgreSQL 15 has a type of this name in
+// pg_catalog (its pg_type name: int4, _int4, bpchar, ...).
+func IsBuiltinType(name string) bool { return typeNamesOnce[name] }

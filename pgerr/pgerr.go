@@ -8,6 +8,8 @@ package pgerr
 import (
 	"errors"
 	"fmt"
+	"regexp"
+	"strings"
 )
 
 // SQLSTATE codes used by bsdb-pg (PostgreSQL's errcodes.txt names them).
@@ -70,7 +72,10 @@ const (
 	InvalidSchemaName            = "3F000"
 	InvalidCatalogName           = "3D000"
 	ProgramLimitExceeded         = "54000"
+	StatementTooComplex          = "54001"
 	InsufficientResources        = "53000"
+	DiskFull                     = "53100"
+	TooManyConnections           = "53300"
 	OutOfMemory                  = "53200"
 	QueryCanceled                = "57014"
 	AdminShutdown                = "57P01"
@@ -160,4 +165,23 @@ func (e *Error) WithHint(format string, args ...any) *Error {
 	c := *e
 	c.Hint = fmt.Sprintf(format, args...)
 	return &c
+}
+
+// absPath matches an absolute file path of at least two components.
+var absPath = regexp.MustCompile(`(?:/[A-Za-z0-9._\-+@%=~]+){2,}/?`)
+
+// RedactPaths replaces every absolute path in msg by its last component:
+// a client never learns where the server keeps its files. Only messages of
+// internal and system errors (classes XX, 58, 53) are redacted by the wire
+// layer: others may quote a client's own text, which may look like a path.
+func RedactPaths(msg string) string {
+	return absPath.ReplaceAllStringFunc(msg, func(p string) string {
+		p = strings.TrimSuffix(p, "/")
+		return p[strings.LastIndexByte(p, '/')+1:]
+	})
+}
+
+// RedactedClass reports whether errors of this SQLSTATE get RedactPaths.
+func RedactedClass(code string) bool {
+	return strings.HasPrefix(code, "XX") || strings.HasPrefix(code, "58") || strings.HasPrefix(code, "53")
 }

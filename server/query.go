@@ -45,13 +45,20 @@ type binder struct {
 }
 
 var (
-	_ bsql.Catalog     = (*binder)(nil)
-	_ bsql.RowsCatalog = (*binder)(nil)
+	_ bsql.Catalog       = (*binder)(nil)
+	_ bsql.RowsCatalog   = (*binder)(nil)
+	_ bsql.SchemaChecker = (*binder)(nil)
 )
 
 // TypeSettings gives the translator the session's DateStyle/TimeZone for
 // literal input (bsql.SettingsSource).
 func (b *binder) TypeSettings() *pgtypes.Settings { return &b.s.set.types }
+
+// SchemaExists implements bsql.SchemaChecker.
+func (b *binder) SchemaExists(name string) bool {
+	schemas, err := b.s.eng.Catalog().ListSchemas(b.ctx, b.s.db)
+	return err == nil && slices.Contains(schemas, name)
+}
 
 func (b *binder) LookupTable(schemaName, name string) (*bsql.TableInfo, error) {
 	return b.lookup(schemaName, name, (*planner.Table).Bind)

@@ -23,6 +23,21 @@ func describeTable(cat Catalog, schema, name string) (*TableInfo, error) {
 	return cat.LookupTable(schema, name)
 }
 
+// SchemaChecker is optionally implemented by a Catalog: SchemaExists tells
+// whether the current database has a schema of this name (a call of an
+// unknown function qualified with an unknown schema is 3F000, as in
+// PostgreSQL; without it, 42883).
+type SchemaChecker interface {
+	SchemaExists(name string) bool
+}
+
+func schemaExistsFunc(cat Catalog) func(string) bool {
+	if c, ok := cat.(SchemaChecker); ok {
+		return c.SchemaExists
+	}
+	return nil
+}
+
 // BindEnder is optionally implemented by a Catalog: EndBind is called when
 // a translation has bound every table it reads (whether it succeeded or
 // not). A catalog that holds a lock so that the tables' snapshots form one

@@ -208,6 +208,17 @@ var errRules = []errRule{
 	{re: regexp.MustCompile(`More than one row returned by a subquery`), fn: func(m []string, _ string) *pgerr.Error {
 		return pgerr.New(pgerr.CardinalityViolation, "more than one row returned by a subquery used as an expression")
 	}},
+	// DuckDB's own bound on expression nesting (max_expression_depth).
+	{re: regexp.MustCompile(`Max expression depth limit of \d+ exceeded`), fn: func(m []string, _ string) *pgerr.Error {
+		return StackDepthError()
+	}},
+	// A call guard.go refused, on a path that did not report it itself.
+	// (DuckDB reads two name parts as schema.function and says "Scalar
+	// Function with name f does not exist", matched below; three as
+	// catalog.schema.function.)
+	{re: regexp.MustCompile(`Catalog "` + undefinedFunctionCatalog + `" does not exist`), fn: func(m []string, _ string) *pgerr.Error {
+		return pgerr.New(pgerr.UndefinedFunction, "function does not exist").WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	}},
 	{re: regexp.MustCompile(`^Parser Error: (.*)`), fn: func(m []string, _ string) *pgerr.Error {
 		return pgerr.New(pgerr.SyntaxError, "%s", m[1])
 	}},

@@ -205,8 +205,13 @@ func castTo(n *pg_query.Node, t typ) error {
 func (tr *translator) typeCast(n *pg_query.Node, tc *pg_query.TypeCast, sc *scope) (typ, error) {
 	oid, mod, err := ResolveTypeName(tc.TypeName)
 	if err != nil {
-		// Types we do not know (regclass, oid aliases...) are left to
-		// DuckDB, which may know them.
+		if !isPostgresTypeName(tc.TypeName) {
+			// DuckDB's own types (hugeint, varint, struct, ...) are not
+			// PostgreSQL's: 42704 as PostgreSQL says it.
+			return unknownTyp, err
+		}
+		// PostgreSQL types we do not translate (oid aliases...) are left
+		// to DuckDB, which may know them.
 		if _, err := tr.expr(tc.Arg, sc, unknownTyp); err != nil {
 			return unknownTyp, err
 		}

@@ -69,6 +69,19 @@ func funcName(fc *pg_query.FuncCall) (schema, name string) {
 //   - avg(integer types|numeric) -> CAST(avg(x) AS DECIMAL(38,16)): DuckDB
 //     returns DOUBLE, PostgreSQL numeric.
 func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scope) (typ, error) {
+	if parts, refused := refusedCall(fc); refused {
+		// Not a function of PostgreSQL's (guard.go): its error, with the
+		// argument types, as PostgreSQL resolves the arguments first.
+		var argTypes []typ
+		for _, a := range fc.Args {
+			t, err := tr.expr(a, sc, unknownTyp)
+			if err != nil {
+				return unknownTyp, err
+			}
+			argTypes = append(argTypes, t)
+		}
+		return unknownTyp, undefinedFunction(parts, argTypes, fc.Location, schemaExistsFunc(tr.cat))
+	}
 	schema, name := funcName(fc)
 	name = strings.ToLower(name)
 	if schema == "pg_catalog" && fc.Funcformat != pg_query.CoercionForm_COERCE_SQL_SYNTAX {

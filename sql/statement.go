@@ -114,7 +114,14 @@ func (s *Statement) Unsupported() *pgerr.Error {
 // 42601 with PostgreSQL's message and 1-based character Position. An empty
 // query string (or one made of ';' and comments) yields one KindEmpty
 // statement, as PostgreSQL answers it with EmptyQueryResponse.
+//
+// Parse is where a client's text meets C code: it bounds the nesting of the
+// text before pg_query sees it, and renames calls of functions that are not
+// PostgreSQL's (guard.go) before anything else sees the tree.
 func Parse(query string) ([]*Statement, error) {
+	if err := checkLexicalDepth(query); err != nil {
+		return nil, err
+	}
 	res, err := pg_query.Parse(query)
 	if err != nil {
 		return nil, parseError(query, err)
@@ -146,6 +153,7 @@ func Parse(query string) ([]*Statement, error) {
 			}
 			tree = one.Stmts[0].Stmt
 		}
+		guardFunctions(tree)
 		st := &Statement{Text: text, Query: query, Offset: offset, Tree: tree}
 		st.Kind, st.Tag = classify(tree)
 		out = append(out, st)
@@ -187,6 +195,11 @@ func CharPosition(s string, byteOffset int) int {
 }
 
 func parseError(query string, err error) error {
+	if strings.Contains(err.Error(), "exceeded maximum recursion depth") {
+		// The Go side of pg_query refuses a tree nested deeper than
+		// protobuf's limit (checkLexicalDepth normally refuses first).
+		return StackDepthError()
+	}
 	var pe *parser.Error
 	if errors.As(err, &pe) {
 		e := pgerr.Wrap(err, pgerr.SyntaxError, "%s", pe.Message)

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"github.com/bsdb/bsdb-pg/pgcatalog"
 	"strconv"
 	"strings"
 
@@ -174,6 +175,20 @@ func ResolveTypeName(tn *pg_query.TypeName) (oid uint32, typmod int32, err error
 
 // typeNameString returns the lower-case last component of a type name,
 // dropping a pg_catalog qualification.
+// isPostgresTypeName reports whether a type name names one of PostgreSQL
+// 15's types (by its pg_type name or an SQL spelling ResolveTypeName
+// knows), unqualified or in pg_catalog.
+func isPostgresTypeName(tn *pg_query.TypeName) bool {
+	if len(tn.Names) > 2 || len(tn.Names) == 2 && tn.Names[0].GetString_().GetSval() != "pg_catalog" {
+		return false
+	}
+	name := typeNameString(tn)
+	if _, ok := typeNames[name]; ok {
+		return true
+	}
+	return pgcatalog.IsBuiltinType(name)
+}
+
 func typeNameString(tn *pg_query.TypeName) string {
 	parts := make([]string, 0, len(tn.Names))
 	for _, n := range tn.Names {
