@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
@@ -75,7 +74,7 @@ func (s *session) planPrepare(st *bsql.Statement) (plan, error) {
 		text, offset := preparedText(st.Text)
 		if offset < 0 {
 			var err error
-			text, err = pg_query.Deparse(&pg_query.ParseResult{Version: parseTreeVersion(), Stmts: []*pg_query.RawStmt{{Stmt: ps.Query}}})
+			text, err = bsql.Deparse(ps.Query)
 			if err != nil {
 				return err
 			}
@@ -101,16 +100,6 @@ func (s *session) planPrepare(st *bsql.Statement) (plan, error) {
 		return nil
 	}), nil
 }
-
-// parseTreeVersion is the version stamp of pg_query's parse trees
-// (Deparse refuses a tree without it).
-var parseTreeVersion = sync.OnceValue(func() int32 {
-	r, err := pg_query.Parse("SELECT")
-	if err != nil {
-		panic("BUG: pg_query cannot parse SELECT: " + err.Error())
-	}
-	return r.Version
-})
 
 // planExecute plans EXECUTE name(args): the prepared statement's own plan
 // with the arguments evaluated and converted to its parameter types.

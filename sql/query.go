@@ -515,24 +515,6 @@ func isPositional(n *pg_query.Node) bool {
 	return ok
 }
 
-// treeVersion is the parse-tree version pg_query.Deparse requires.
-var treeVersion = func() int32 {
-	res, err := pg_query.Parse("SELECT 1")
-	if err != nil {
-		panic("BUG: sql: pg_query cannot parse SELECT 1: " + err.Error())
-	}
-	return res.Version
-}()
-
-func deparseNode(n *pg_query.Node) (string, error) {
-	n, restore := protectIdentifiers(n)
-	text, err := pg_query.Deparse(&pg_query.ParseResult{Version: treeVersion, Stmts: []*pg_query.RawStmt{{Stmt: n}}})
-	if err != nil {
-		return "", err
-	}
-	return restore(text), nil
-}
-
 // inlineParams replaces every $n in n by a literal of the parameter's type
 // holding tr.values[n-1], if all of them have one; else it changes nothing.
 func (tr *translator) inlineParams(n *pg_query.Node) bool {

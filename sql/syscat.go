@@ -122,6 +122,7 @@ const SessionFuncPrefix = "__bsdb_s_"
 var SessionFunctions = map[string]bool{
 	"set_config": true, "current_setting": true, "txid_current": true,
 	"pg_current_xact_id": true, "current_schema": true, "current_schemas": true,
+	"current_query": true,
 }
 
 func sessionFunc(schema, name string) bool {
@@ -266,6 +267,9 @@ func rewriteSystemOp(n *pg_query.Node, e *pg_query.A_Expr) {
 	op := e.Name[0].GetString_().GetSval()
 	switch e.Kind {
 	case pg_query.A_Expr_Kind_AEXPR_OP:
+		if e.Lexpr == nil || e.Rexpr == nil {
+			return // a prefix operator: ~5 is bitwise not, no regex
+		}
 		var args []*pg_query.Node
 		neg := strings.HasPrefix(op, "!")
 		switch op {
