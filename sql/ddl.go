@@ -140,6 +140,9 @@ func columnDef(c *pg_query.ColumnDef) (ColumnDef, error) {
 	cd.TypeOID, cd.TypeMod, cd.TypeName = oid, mod, formatType(oid, mod, tname)
 	cd.NotNull = c.IsNotNull
 	if c.RawDefault != nil {
+		if err := CheckExpression(c.RawDefault); err != nil {
+			return cd, err
+		}
 		d, err := deparseExpr(c.RawDefault)
 		if err != nil {
 			return cd, err
@@ -160,6 +163,9 @@ func columnDef(c *pg_query.ColumnDef) (ColumnDef, error) {
 		case pg_query.ConstrType_CONSTR_NULL:
 			cd.NotNull = false
 		case pg_query.ConstrType_CONSTR_DEFAULT:
+			if err := CheckExpression(k.RawExpr); err != nil {
+				return cd, err
+			}
 			d, err := deparseExpr(k.RawExpr)
 			if err != nil {
 				return cd, err

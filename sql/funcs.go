@@ -73,14 +73,19 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 		// Not a function of PostgreSQL's (guard.go): its error, with the
 		// argument types, as PostgreSQL resolves the arguments first.
 		var argTypes []typ
+		var argNames []string
 		for _, a := range fc.Args {
+			name := ""
+			if na := a.GetNamedArgExpr(); na != nil {
+				name, a = na.Name, na.Arg
+			}
 			t, err := tr.expr(a, sc, unknownTyp)
 			if err != nil {
 				return unknownTyp, err
 			}
-			argTypes = append(argTypes, t)
+			argTypes, argNames = append(argTypes, t), append(argNames, name)
 		}
-		return unknownTyp, undefinedFunction(parts, argTypes, fc.Location, schemaExistsFunc(tr.cat))
+		return unknownTyp, undefinedFunction(parts, argTypes, argNames, fc.Location, schemaExistsFunc(tr.cat))
 	}
 	schema, name := funcName(fc)
 	name = strings.ToLower(name)

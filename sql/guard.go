@@ -261,6 +261,43 @@ func guardFunctions(tree *pg_query.Node) {
 	})
 }
 
+// parseGuarded parses text that is not a client's statement but may hold
+// a client's expression (a column default kept in the catalog, written by
+// an older version without the guard): bounded and guarded like Parse.
+func parseGuarded(text string) (*pg_query.ParseResult, error) {
+	if err := checkLexicalDepth(text); err != nil {
+		return nil, err
+	}
+	res, err := pg_query.Parse(text)
+	if err != nil {
+		return nil, parseError(text, err)
+	}
+	for _, st := range res.Stmts {
+		guardFunctions(st.Stmt)
+	}
+	return res, nil
+}
+
+// CheckExpression reports, for an expression kept to be evaluated later
+// (a column default), the error PostgreSQL gives when it is defined: a
+// call of a function guardFunctions refused. The innermost call is
+// reported, as PostgreSQL resolves arguments first.
+func CheckExpression(n *pg_query.Node) error {
+	var found *pg_query.FuncCall
+	walkNodes(n, func(x *pg_query.Node) bool {
+		if fc := x.GetFuncCall(); fc != nil && isRefused(fc) {
+			found = fc
+		}
+		return true
+	})
+	if found == nil {
+		return nil
+	}
+	tr := newTranslator(nil, nil)
+	_, err := tr.funcCall(&pg_query.Node{Node: &pg_query.Node_FuncCall{FuncCall: found}}, found, &scope{})
+	return err
+}
+
 // allowedFunction reports whether a client may call the function of this
 // (possibly qualified) name: one of PostgreSQL's, unqualified or in
 // pg_catalog, one of the information_schema helpers pgcatalog implements,
@@ -312,7 +349,7 @@ func refusedCall(fc *pg_query.FuncCall) ([]string, bool) {
 // (unknown for an untyped literal); for a name qualified with a schema
 // that does not exist, 3F000; three name parts are a cross-database
 // reference (0A000), more are 42601.
-func undefinedFunction(parts []string, args []typ, loc int32, schemaExists func(string) bool) error {
+func undefinedFunction(parts []string, args []typ, argNames []string, loc int32, schemaExists func(string) bool) error {
 	switch {
 	case len(parts) > 3:
 		return withLocation(pgerr.New(pgerr.SyntaxError, "improper qualified name (too many dotted names): %s", strings.Join(parts, ".")), loc)
@@ -326,6 +363,10 @@ func undefinedFunction(parts []string, args []typ, loc int32, schemaExists func(
 		names[i] = "unknown"
 		if a.known() {
 			names[i] = pgtypes.FormatType(a.oid, -1)
+		}
+		if i < len(argNames) && argNames[i] != "" {
+			// PostgreSQL's func_signature_string: name => type.
+			names[i] = argNames[i] + " => " + names[i]
 		}
 	}
 	quoted := make([]string, len(parts))

@@ -166,3 +166,15 @@ func TestUndefinedFunctionError(t *testing.T) {
 		}
 	}
 }
+
+// A column default kept by an older version, from before the guard, is
+// guarded when an INSERT uses it.
+func TestStoredDefaultIsGuarded(t *testing.T) {
+	_, err := defaultSQL(ColumnInfo{Name: "a", Default: "read_text('/etc/passwd')"}, nil)
+	if e, ok := pgerr.As(err); !ok || e.Code != pgerr.UndefinedFunction {
+		t.Fatalf("a stored default calling read_text: %v, want 42883", err)
+	}
+	if _, err := defaultExpr(ColumnInfo{Name: "a", Default: "1" + strings.Repeat("+1", 40000)}); err == nil {
+		t.Fatal("a stored default 40,000 terms deep was parsed")
+	}
+}

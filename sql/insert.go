@@ -267,7 +267,7 @@ func defaultExpr(col ColumnInfo) (*pg_query.Node, error) {
 	if text == "" {
 		text = "NULL"
 	}
-	res, err := pg_query.Parse("SELECT " + text)
+	res, err := parseGuarded("SELECT " + text)
 	if err != nil || len(res.Stmts) != 1 {
 		return nil, pgerr.New(pgerr.InternalError, "invalid default expression for column \"%s\": %s", col.Name, text)
 	}
@@ -366,7 +366,7 @@ func defaultSQL(c ColumnInfo, cat Catalog) (string, error) {
 	if c.Default == "" {
 		return "NULL", nil
 	}
-	res, err := pg_query.Parse("SELECT " + c.Default)
+	res, err := parseGuarded("SELECT " + c.Default)
 	if err != nil || len(res.Stmts) != 1 {
 		return "", pgerr.New(pgerr.InternalError, "invalid default expression for column \"%s\": %s", c.Name, c.Default)
 	}
