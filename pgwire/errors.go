@@ -65,6 +65,9 @@ func (c *conn) wireError(err error, ctx context.Context) *pgerr.Error {
 		if cp.Severity == "" {
 			cp.Severity = pgerr.SeverityError
 		}
+		if pgerr.RedactedClass(cp.Code) {
+			cp.Message, cp.Detail = pgerr.RedactPaths(cp.Message), pgerr.RedactPaths(cp.Detail)
+		}
 		return &cp
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
@@ -72,7 +75,7 @@ func (c *conn) wireError(err error, ctx context.Context) *pgerr.Error {
 		return &pgerr.Error{Severity: pgerr.SeverityError, Code: pgerr.QueryCanceled,
 			Message: "canceling statement due to user request", Err: err}
 	}
-	return &pgerr.Error{Severity: pgerr.SeverityError, Code: pgerr.InternalError, Message: err.Error(), Err: err}
+	return &pgerr.Error{Severity: pgerr.SeverityError, Code: pgerr.InternalError, Message: pgerr.RedactPaths(err.Error()), Err: err}
 }
 
 // errorResponse encodes e. The severity is always set (wireError does it).
