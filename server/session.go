@@ -114,14 +114,17 @@ func (b *Backend) NewSession(ctx context.Context, info pgwire.StartupInfo) (pgwi
 type session struct {
 	// stmtStart is when the current statement started (statement_timestamp).
 	stmtStart time.Time
-	b         *Backend
-	eng       *planner.Engine
-	info      pgwire.StartupInfo
-	db        string
-	user      string
-	conn      *sql.Conn
-	set       *settings
-	tx        *txState
+	// clientQuery is the query string the current statement came from, as
+	// the client sent it (current_query()).
+	clientQuery string
+	b           *Backend
+	eng         *planner.Engine
+	info        pgwire.StartupInfo
+	db          string
+	user        string
+	conn        *sql.Conn
+	set         *settings
+	tx          *txState
 	// notices queued by the running statement, sent before its completion.
 	notices []*pgerr.Error
 	// pgcat: system catalog state of the connection (pgcatalog.go).
@@ -277,6 +280,7 @@ func (s *session) runStatement(ctx context.Context, st *bsql.Statement, params [
 	s.settleCursors(ctx)
 	s.fx.stmt++
 	s.stmtStart = time.Now()
+	s.clientQuery = st.Query
 	s.takeFuncError()
 	ctx, cancel := s.withTimeout(ctx)
 	defer cancel()

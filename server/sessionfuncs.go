@@ -17,7 +17,7 @@ import (
 )
 
 // Session functions: set_config, current_setting, txid_current /
-// pg_current_xact_id, current_schema, current_schemas
+// pg_current_xact_id, current_schema, current_schemas, current_query
 // (bsql.SessionFunctions). They are DuckDB scalar functions registered
 // once per DuckDB database (registration is database-wide); each call finds
 // its session in the context of the query that runs it (withSession, set
@@ -82,6 +82,7 @@ func registerSessionFuncs(ctx context.Context, db *sql.DB, conn *sql.Conn) error
 			{"txid_current", []duckdb.ScalarFunc{&sessionFunc{out: bi, fn: fnTxidCurrent}}},
 			{"pg_current_xact_id", []duckdb.ScalarFunc{&sessionFunc{out: bi, fn: fnTxidCurrent}}},
 			{"current_schema", []duckdb.ScalarFunc{&sessionFunc{out: vc, fn: fnCurrentSchema}}},
+			{"current_query", []duckdb.ScalarFunc{&sessionFunc{out: vc, fn: fnCurrentQuery}}},
 			{"current_schemas", []duckdb.ScalarFunc{&sessionFunc{in: []duckdb.TypeInfo{bo}, out: li, fn: fnCurrentSchemas}}},
 		} {
 			if err := duckdb.RegisterScalarUDFSet(conn, bsql.SessionFuncPrefix+f.name, f.fns...); err != nil {
@@ -235,6 +236,13 @@ func (s *session) schemaPath(ctx context.Context) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// fnCurrentQuery is current_query(): the query string the client sent
+// (DuckDB's own current_query() is the translated text, which names the
+// server's files).
+func fnCurrentQuery(_ context.Context, s *session, _ []driver.Value) (any, error) {
+	return s.clientQuery, nil
 }
 
 // fnCurrentSchema is current_schema(): the first existing schema of the
