@@ -224,16 +224,16 @@ func (s *session) planExplain(ctx context.Context, st *bsql.Statement, params []
 	if err != nil {
 		return nil, err
 	}
-	prefix := "EXPLAIN "
+	prefix := "EXPLAIN (FORMAT JSON) "
 	if analyze {
-		prefix = "EXPLAIN ANALYZE "
+		prefix = "EXPLAIN (ANALYZE, FORMAT JSON) "
 	}
+	var planJSON string
 	rows, err := s.conn.QueryContext(ctx, prefix+q.SQL, params...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out [][]string
 	cols, _ := rows.Columns()
 	vals := make([]any, len(cols))
 	ptrs := make([]any, len(cols))
@@ -244,13 +244,18 @@ func (s *session) planExplain(ctx context.Context, st *bsql.Statement, params []
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, err
 		}
-		text := fmt.Sprint(vals[len(vals)-1])
-		for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-			out = append(out, []string{line})
-		}
+		planJSON = fmt.Sprint(vals[len(vals)-1])
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	lines, err := newExplainRenderer(b.tables, analyze).render(planJSON)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]string, len(lines))
+	for i, l := range lines {
+		out[i] = []string{l}
 	}
 	return &rowsPlan{cols: []resultCol{{name: "QUERY PLAN", oid: pgtypes.OIDText, typmod: -1}}, rows: out, tag: "EXPLAIN"}, nil
 }

@@ -222,3 +222,47 @@ func TestCurrentQueryIsTheClientsText(t *testing.T) {
 		}
 	}
 }
+
+// EXPLAIN shows a plan in PostgreSQL's shape that names the client's
+// tables, never the engine's relations, functions or files.
+func TestExplainShowsNoInternals(t *testing.T) {
+	ts := startServer(t, "")
+	c := ts.conn(t)
+	ctx := context.Background()
+	for _, q := range []string{"CREATE TABLE ex (a int, b text)", "INSERT INTO ex SELECT g, 'x' || g FROM generate_series(1, 100) g"} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ts.eng.FlushAll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Exec(ctx, "INSERT INTO ex VALUES (101, 'y')"); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"EXPLAIN SELECT * FROM ex WHERE a > 3",
+		"EXPLAIN SELECT b, count(*) FROM ex GROUP BY b ORDER BY 2 DESC LIMIT 3",
+		"EXPLAIN ANALYZE SELECT count(*) FROM ex x JOIN ex y ON x.a = y.a",
+		"EXPLAIN SELECT * FROM ex x JOIN ex y USING (a)",
+		"EXPLAIN SELECT * FROM generate_series(1, 3)",
+		"EXPLAIN SELECT sum(a) OVER (PARTITION BY b) FROM ex",
+	} {
+		lines := queryStrings(t, c, q)
+		plan := strings.Join(lines, "\n")
+		if len(lines) == 0 {
+			t.Errorf("%s: no plan", q)
+		}
+		for _, leak := range []string{"__bsdb", "memory", "bsdb_cache", "read_parquet", "READ_PARQUET", ts.dir, "#", "┌", "__internal"} {
+			if strings.Contains(plan, leak) {
+				t.Errorf("%s: the plan shows %q:\n%s", q, leak, plan)
+			}
+		}
+		if strings.HasPrefix(q, "EXPLAIN SELECT * FROM ex WHERE") && !strings.Contains(plan, "Seq Scan on ex") {
+			t.Errorf("%s: no 'Seq Scan on ex':\n%s", q, plan)
+		}
+		if strings.HasPrefix(q, "EXPLAIN ANALYZE") && !strings.Contains(plan, "Execution Time:") {
+			t.Errorf("%s: no execution time:\n%s", q, plan)
+		}
+	}
+}
