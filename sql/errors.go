@@ -219,6 +219,11 @@ var errRules = []errRule{
 	{re: regexp.MustCompile(`Catalog "` + undefinedFunctionCatalog + `" does not exist`), fn: func(m []string, _ string) *pgerr.Error {
 		return pgerr.New(pgerr.UndefinedFunction, "function does not exist").WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 	}},
+	// nextval/currval of a name that is no sequence (DuckDB's namesakes;
+	// there are no sequences yet): PostgreSQL looks the relation up.
+	{re: regexp.MustCompile(`Sequence with name "?([\w.]+)"? does not exist`), fn: func(m []string, _ string) *pgerr.Error {
+		return pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", m[1])
+	}},
 	{re: regexp.MustCompile(`^Parser Error: (.*)`), fn: func(m []string, _ string) *pgerr.Error {
 		return pgerr.New(pgerr.SyntaxError, "%s", m[1])
 	}},

@@ -32,6 +32,9 @@ func TestMapErrorDuckDB(t *testing.T) {
 		{"SELECT id, tag FROM duck_tags GROUP BY id", "", pgerr.GroupingError, `column "tag" must appear in the GROUP BY clause or be used in an aggregate function`, 0},
 		{"SELECT (SELECT id FROM duck_tags)", "", pgerr.CardinalityViolation, "more than one row returned by a subquery used as an expression", 0},
 		{"SELECT * FROM nosuch_table", "", pgerr.UndefinedTable, `relation "nosuch_table" does not exist`, 0},
+		{"SELECT nextval('noseq')", "", pgerr.UndefinedTable, `relation "noseq" does not exist`, 0},
+		{"SELECT 1" + strings.Repeat("+1", 1200), "", pgerr.StatementTooComplex, "stack depth limit exceeded", 0},
+		{"SELECT __bsdb_undefined_function.pg_catalog.read_text('x')", "", pgerr.UndefinedFunction, "function does not exist", 0},
 	}
 	for _, c := range cases {
 		rows, err := e.db.Query(c.duckSQL)
