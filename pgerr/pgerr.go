@@ -167,17 +167,19 @@ func (e *Error) WithHint(format string, args ...any) *Error {
 	return &c
 }
 
-// absPath matches an absolute file path of at least two components.
-var absPath = regexp.MustCompile(`(?:/[A-Za-z0-9._\-+@%=~]+){2,}/?`)
+// absPath matches an absolute file path of at least two components,
+// where a path can start (after a space, a quote, '=', '(', ':' or ',').
+var absPath = regexp.MustCompile(`(^|[\s"'=(:,])((?:/[A-Za-z0-9._\-+@%=~*]+){2,}/?)`)
 
 // RedactPaths replaces every absolute path in msg by its last component:
 // a client never learns where the server keeps its files. Only messages of
 // internal and system errors (classes XX, 58, 53) are redacted by the wire
 // layer: others may quote a client's own text, which may look like a path.
 func RedactPaths(msg string) string {
-	return absPath.ReplaceAllStringFunc(msg, func(p string) string {
-		p = strings.TrimSuffix(p, "/")
-		return p[strings.LastIndexByte(p, '/')+1:]
+	return absPath.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := absPath.FindStringSubmatch(m)
+		p := strings.TrimSuffix(sub[2], "/")
+		return sub[1] + p[strings.LastIndexByte(p, '/')+1:]
 	})
 }
 
