@@ -13,8 +13,8 @@ func init() {
 		names := append([]string{"pg_catalog", "information_schema"}, s.Schemas...)
 		for _, n := range names {
 			owner := "postgres"
-			if n == "public" {
-				owner = "pg_database_owner"
+			if n != "pg_catalog" && n != "information_schema" {
+				owner = roleName(s, schemaObject(s, n).Owner)
 			}
 			rows = append(rows, []any{s.Database, n, owner, nil, nil, nil, nil})
 		}

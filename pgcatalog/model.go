@@ -27,6 +27,39 @@ type Snapshot struct {
 	Tables     []Table
 	Sessions   []Session
 	Settings   []Setting // the session's configuration parameters (pg_settings)
+	// Roles are the stored roles (pg_authid without the predefined roles,
+	// which are added); nil = the bootstrap superuser "postgres" alone.
+	Roles   []Role
+	Members []Member // role memberships (pg_auth_members), predefined ones added
+	// DatabaseACL and SchemaACL give owner and ACL by name (schemas of the
+	// current database); a name missing: owned by the bootstrap superuser
+	// (schema public: pg_database_owner, initdb's ACL), default ACL.
+	DatabaseACL map[string]Object
+	SchemaACL   map[string]Object
+}
+
+// Role is one stored role (a row of pg_authid).
+type Role struct {
+	OID                                                                 uint32
+	Name                                                                string
+	Super, Inherit, CreateRole, CreateDB, Login, Replication, BypassRLS bool
+	ConnLimit                                                           int32
+	Password                                                            string // rolpassword, "" = NULL
+	// ValidUntil is rolvaliduntil: microseconds since 2000-01-01 UTC
+	// (math.MaxInt64 infinity, math.MinInt64 -infinity), nil = NULL.
+	ValidUntil *int64
+}
+
+// Member is one row of pg_auth_members: Member is a member of Role.
+type Member struct {
+	Role, Member, Grantor uint32
+	Admin                 bool
+}
+
+// Object is the owner and ACL of a database or schema.
+type Object struct {
+	Owner uint32
+	ACL   []string // aclitem texts; nil = NULL (the default ACL)
 }
 
 // Setting is one configuration parameter as the session sees it.
@@ -42,6 +75,8 @@ type Table struct {
 	Name       string
 	Columns    []Column
 	PrimaryKey []string // column names, in key order
+	Owner      uint32   // relowner; 0 = the bootstrap superuser
+	ACL        []string // relacl as aclitem texts; nil = NULL
 }
 
 // Column is one column of a table.
