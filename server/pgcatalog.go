@@ -91,6 +91,16 @@ func (b *binder) lookupSystem(schema, name string) (info *bsql.TableInfo, handle
 	if !ok {
 		return nil, true, pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", schema, name)
 	}
+	if name == "pg_authid" && !b.describeOnly {
+		// It holds the passwords: superusers only, as in PostgreSQL.
+		a, err := b.s.authz(b.ctx)
+		if err != nil {
+			return nil, true, err
+		}
+		if !a.super() {
+			return nil, true, errPermission("table", name)
+		}
+	}
 	if !b.sysFresh {
 		if err := b.s.ensureCatalog(b.ctx); err != nil {
 			return nil, true, err
@@ -124,13 +134,12 @@ func (s *session) refreshCatalog(ctx context.Context) error {
 }
 
 func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, error) {
-	cat := s.eng.Catalog()
 	snap := &pgcatalog.Snapshot{Database: s.db, User: s.user, SearchPath: s.set.searchPath()}
-	var err error
-	if snap.Databases, err = cat.ListDatabases(ctx); err != nil {
+	rs, err := s.b.sec.snapshot(ctx)
+	if err != nil {
 		return nil, err
 	}
-	if snap.Schemas, err = cat.ListSchemas(ctx, s.db); err != nil {
+	if err := s.snapshotSecurity(ctx, snap, rs); err != nil {
 		return nil, err
 	}
 	ents, err := s.eng.ListTables(ctx, s.db)
@@ -142,7 +151,8 @@ func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, err
 		if err != nil {
 			continue // dropped meanwhile
 		}
-		pt := pgcatalog.Table{OID: e.OID, Schema: e.ID.Schema, Name: e.ID.Name, PrimaryKey: t.Schema.PrimaryKey}
+		pt := pgcatalog.Table{OID: e.OID, Schema: e.ID.Schema, Name: e.ID.Name, PrimaryKey: t.Schema.PrimaryKey,
+			Owner: e.Owner, ACL: e.ACL.Format(rs.name)}
 		for _, c := range tableInfo(t).Columns {
 			pt.Columns = append(pt.Columns, pgcatalog.Column{Name: c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod, NotNull: c.NotNull, Default: c.Default})
 		}
@@ -169,4 +179,37 @@ func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, err
 		}
 	}
 	return snap, nil
+}
+
+// snapshotSecurity adds the databases and schemas with their owners and
+// ACLs, the roles and the memberships to a catalog snapshot.
+func (s *session) snapshotSecurity(ctx context.Context, snap *pgcatalog.Snapshot, rs *roleSnap) error {
+	for _, r := range rs.stored.Roles {
+		snap.Roles = append(snap.Roles, pgcatalog.Role{OID: r.OID, Name: r.Name, Super: r.Super, Inherit: r.Inherit,
+			CreateRole: r.CreateRole, CreateDB: r.CreateDB, Login: r.Login, Replication: r.Replication, BypassRLS: r.BypassRLS,
+			ConnLimit: r.ConnLimit, Password: r.Password, ValidUntil: r.ValidUntil})
+	}
+	for _, m := range rs.stored.Members {
+		snap.Members = append(snap.Members, pgcatalog.Member{Role: m.Role, Member: m.Member, Grantor: m.Grantor, Admin: m.Admin})
+	}
+	cat := s.eng.Catalog()
+	dbs, err := cat.DatabaseRecords(ctx)
+	if err != nil {
+		return err
+	}
+	snap.DatabaseACL = map[string]pgcatalog.Object{}
+	for _, d := range dbs {
+		snap.Databases = append(snap.Databases, d.Name)
+		snap.DatabaseACL[d.Name] = pgcatalog.Object{Owner: d.Owner, ACL: d.ACL.Format(rs.name)}
+	}
+	schemas, err := cat.SchemaRecords(ctx, s.db)
+	if err != nil {
+		return err
+	}
+	snap.SchemaACL = map[string]pgcatalog.Object{}
+	for _, sc := range schemas {
+		snap.Schemas = append(snap.Schemas, sc.Name)
+		snap.SchemaACL[sc.Name] = pgcatalog.Object{Owner: sc.Owner, ACL: sc.ACL.Format(rs.name)}
+	}
+	return nil
 }
