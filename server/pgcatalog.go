@@ -6,6 +6,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/bsdb/bsdb-pg/acl"
 	"github.com/bsdb/bsdb-pg/pgcatalog"
 	"github.com/bsdb/bsdb-pg/pgerr"
 	bsql "github.com/bsdb/bsdb-pg/sql"
@@ -97,7 +98,7 @@ func (b *binder) lookupSystem(schema, name string) (info *bsql.TableInfo, handle
 		if err != nil {
 			return nil, true, err
 		}
-		if !a.super() {
+		if !systemTablePrivilege(a, name, acl.Select) {
 			return nil, true, errPermission("table", name)
 		}
 	}

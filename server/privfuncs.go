@@ -256,12 +256,16 @@ func (s *session) hasTablePrivilege(ctx context.Context, role, obj driver.Value,
 }
 
 // systemTablePrivilege: PUBLIC may read the system catalogs but
-// pg_authid (which holds the passwords); only superusers may do more.
+// pg_authid (which holds the passwords: superusers and pg_read_all_data
+// only); nobody but a superuser may write them.
 func systemTablePrivilege(a *authz, name string, want acl.Mode) bool {
 	if a.super() {
 		return true
 	}
-	return name != "pg_authid" && want&acl.Select != 0
+	if name == "pg_authid" {
+		return want&acl.Select != 0 && a.m.HasPrivsOf(a.role, acl.RoleReadAllData)
+	}
+	return want&acl.Select != 0
 }
 
 func fnHasSchemaPrivilege(ctx context.Context, s *session, args []driver.Value) (any, error) {

@@ -288,3 +288,57 @@ func TestPasswordAuthFromCatalog(t *testing.T) {
 		})
 	}
 }
+
+// TestRolesConcurrentGrants: sessions reading while the owner grants and
+// revokes, and roles are created, see either privilege state, never
+// anything else (run under the race detector by make test).
+func TestRolesConcurrentGrants(t *testing.T) {
+	ts := startServer(t, "")
+	admin := ts.conn(t)
+	mustExec(t, admin, "CREATE ROLE alice LOGIN")
+	mustExec(t, admin, "CREATE TABLE t (x int)")
+	mustExec(t, admin, "INSERT INTO t VALUES (1)")
+	ctx := context.Background()
+	stop := make(chan struct{})
+	errs := make(chan error, 8)
+	var reads, denials [4]int
+	for i := 0; i < 4; i++ {
+		c := ts.connAs(t, "alice")
+		go func(i int) {
+			for {
+				select {
+				case <-stop:
+					errs <- nil
+					return
+				default:
+				}
+				var n int
+				err := c.QueryRow(ctx, "SELECT count(*) FROM t").Scan(&n)
+				switch {
+				case err == nil && n == 1:
+					reads[i]++
+				case pgCode(err) == "42501":
+					denials[i]++
+				default:
+					errs <- fmt.Errorf("reader %d: %d %v", i, n, err)
+					return
+				}
+			}
+		}(i)
+	}
+	deadline := time.Now().Add(1500 * time.Millisecond)
+	for k := 0; time.Now().Before(deadline); k++ {
+		mustExec(t, admin, "GRANT SELECT ON t TO alice")
+		mustExec(t, admin, fmt.Sprintf("CREATE ROLE r%d", k))
+		mustExec(t, admin, "REVOKE SELECT ON t FROM alice")
+	}
+	close(stop)
+	for i := 0; i < 4; i++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if reads == [4]int{} || denials == [4]int{} {
+		t.Errorf("reads %v denials %v: both states should have been seen", reads, denials)
+	}
+}
