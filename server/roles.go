@@ -222,9 +222,11 @@ func (s *session) planCreateRole(st *bsql.Statement) (plan, error) {
 			return pgerr.New(pgerr.DuplicateObject, "role \"%s\" already exists", name)
 		}
 		role := catalog.Role{Name: name, Inherit: true, Login: cs.StmtType == pg_query.RoleStmtType_ROLESTMT_USER, ConnLimit: -1}
-		if err := s.applyRoleOptions(&role, opts); err != nil {
+		change, err := s.roleChanges(name, opts)
+		if err != nil {
 			return err
 		}
+		change(&role)
 		oid, err := s.eng.Catalog().AllocOID(ctx)
 		if err != nil {
 			return err
@@ -267,41 +269,51 @@ func (s *session) planCreateRole(st *bsql.Statement) (plan, error) {
 	}), nil
 }
 
-// applyRoleOptions sets role's attributes from opts.
-func (s *session) applyRoleOptions(role *catalog.Role, opts *roleOptions) error {
-	set := func(dst *bool, v *bool) {
-		if v != nil {
-			*dst = *v
-		}
-	}
-	set(&role.Super, opts.super)
-	set(&role.Inherit, opts.inherit)
-	set(&role.CreateRole, opts.createRole)
-	set(&role.CreateDB, opts.createDB)
-	set(&role.Login, opts.login)
-	set(&role.Replication, opts.replication)
-	set(&role.BypassRLS, opts.bypassRLS)
-	if opts.connLimit != nil {
-		role.ConnLimit = *opts.connLimit
-	}
+// roleChanges turns opts into a function setting a role's attributes:
+// the password is encrypted and VALID UNTIL parsed once, so that the
+// function can run again on a fresher copy of the role (a compare-and-swap
+// retry) and change only what the statement names.
+func (s *session) roleChanges(name string, opts *roleOptions) (func(*catalog.Role), error) {
+	var validUntil *int64
 	if opts.validUntil != nil {
 		v, err := s.validUntil(*opts.validUntil)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		role.ValidUntil = v
+		validUntil = v
 	}
-	switch {
-	case opts.passwordNull:
-		role.Password = ""
-	case opts.password != nil:
-		p, err := s.encryptPassword(role.Name, *opts.password)
+	var password string
+	if opts.password != nil && !opts.passwordNull {
+		p, err := s.encryptPassword(name, *opts.password)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		role.Password = p
+		password = p
 	}
-	return nil
+	return func(role *catalog.Role) {
+		set := func(dst *bool, v *bool) {
+			if v != nil {
+				*dst = *v
+			}
+		}
+		set(&role.Super, opts.super)
+		set(&role.Inherit, opts.inherit)
+		set(&role.CreateRole, opts.createRole)
+		set(&role.CreateDB, opts.createDB)
+		set(&role.Login, opts.login)
+		set(&role.Replication, opts.replication)
+		set(&role.BypassRLS, opts.bypassRLS)
+		if opts.connLimit != nil {
+			role.ConnLimit = *opts.connLimit
+		}
+		if validUntil != nil {
+			v := *validUntil
+			role.ValidUntil = &v
+		}
+		if opts.givenPassword {
+			role.Password = password
+		}
+	}, nil
 }
 
 // addMember makes member a member of role (AddRoleMems) in r, checking
@@ -411,20 +423,17 @@ func (s *session) planAlterRole(st *bsql.Statement) (plan, error) {
 				return pgerr.New(pgerr.InsufficientPrivilege, "permission denied")
 			}
 		}
-		updated := *target
-		if err := s.applyRoleOptions(&updated, opts); err != nil {
+		change, err := s.roleChanges(target.Name, opts)
+		if err != nil {
 			return err
 		}
 		_, err = s.b.sec.updateRoles(ctx, func(r *catalog.Roles) error {
-			cur := newRoleSnap(r, time.Time{})
 			stored := r.ByOID(target.OID)
 			if stored == nil {
 				return errNoRole(target.Name)
 			}
-			name := stored.Name
-			*stored = updated
-			stored.Name = name
-			cur = newRoleSnap(r, time.Time{})
+			change(stored)
+			cur := newRoleSnap(r, time.Time{})
 			// ALTER GROUP g ADD / DROP USER m.
 			for _, spec := range opts.members {
 				m, err := s.specRole(cur, spec)
@@ -444,13 +453,9 @@ func (s *session) planAlterRole(st *bsql.Statement) (plan, error) {
 			}
 			return nil
 		})
-		if err != nil {
-			return err
-		}
-		if target.OID == s.currentRole || target.OID == s.sessionRole {
-			s.reportSuperuser(ctx)
-		}
-		return nil
+		// As in PostgreSQL, is_superuser keeps its value until the next
+		// SET ROLE or login; privilege checks read the role live.
+		return err
 	}), nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/bsdb/bsdb-pg/acl"
 	"github.com/bsdb/bsdb-pg/storage/catalog"
 	"github.com/bsdb/bsdb-pg/storage/objstore"
+	"github.com/bsdb/bsdb-pg/storage/objstore/objstoretest"
 )
 
 func aclText(a acl.ACL) string {
@@ -160,9 +161,61 @@ func TestRecreatedDatabaseForgetsGrants(t *testing.T) {
 // TestRoles: the bootstrap set until the first change; concurrent updates
 // (several processes sharing a warehouse) all land, none lost, names stay
 // unique.
-func TestRoles(t *testing.T) {
+func TestRoles(t *testing.T) { testRoles(t, newLocal(t)) }
+
+// TestConcurrentGrants: concurrent changes of one table's ACL (GRANTs of
+// several processes) all land.
+func TestConcurrentGrants(t *testing.T) { testConcurrentGrants(t, newLocal(t)) }
+
+// The same on a real S3-compatible server (conditional writes with ETags).
+func TestRolesOnS3(t *testing.T) {
+	gw := objstoretest.StartVersityGW(t)
+	testRoles(t, gw.NewBucket(t, "warehouse"))
+	testConcurrentGrants(t, gw.NewBucket(t, "warehouse2"))
+}
+
+func testConcurrentGrants(t *testing.T, store objstore.Store) {
 	ctx := context.Background()
-	store := newLocal(t)
+	c := catalog.New(store)
+	if err := c.CreateDatabase(ctx, "d"); err != nil {
+		t.Fatal(err)
+	}
+	id := catalog.TableID{Database: "d", Schema: "public", Name: "t"}
+	if _, err := c.CreateTable(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	const n = 12
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			_, err := catalog.New(store).UpdateTable(ctx, id, func(e *catalog.Entry) error {
+				e.ACL = acl.Grant(acl.Effective(e.ACL, acl.Table, e.Owner), uint32(20000+i), e.Owner, acl.Select)
+				return nil
+			})
+			if err != nil {
+				errs <- err
+			}
+		}(i)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	e, err := c.Table(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.ACL) != n+1 {
+		t.Fatalf("%d items after %d concurrent grants: %s", len(e.ACL), n, aclText(e.ACL))
+	}
+}
+
+func testRoles(t *testing.T, store objstore.Store) {
+	ctx := context.Background()
 	c := catalog.New(store)
 	r, err := c.ReadRoles(ctx)
 	if err != nil || len(r.Roles) != 1 || r.Roles[0].Name != "postgres" || r.Roles[0].OID != 10 || !r.Roles[0].Super {
