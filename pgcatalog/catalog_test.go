@@ -8,6 +8,8 @@ import (
 	"time"
 
 	_ "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/bsdb/bsdb-pg/acl"
 )
 
 func sampleSnapshot() *Snapshot {
@@ -120,6 +122,7 @@ func TestFunctionsAndRelations(t *testing.T) {
 		{"SELECT count(*), count(*) FILTER (WHERE rolname LIKE 'pg\\_%' ESCAPE '\\'), max(rolpassword) FROM temp.__bsdb_pgc_pg_roles", "[[15 12 ********]]"},
 		{"SELECT rolname, rolpassword FROM temp.__bsdb_pgc_pg_authid WHERE rolpassword IS NOT NULL", "[[postgres md5x]]"},
 		{"SELECT usename FROM temp.__bsdb_pgc_pg_user ORDER BY 1", "[[alice] [postgres]]"},
+		{"SELECT table_schema, table_name FROM temp.__bsdb_isc_tables ORDER BY 1, 2", "[[public t] [s2 t]]"},
 		{"SELECT roleid, member, admin_option FROM temp.__bsdb_pgc_pg_auth_members ORDER BY 1, 2", "[[3374 3373 false] [3375 3373 false] [3377 3373 false] [16384 16383 false]]"},
 		{"SELECT name, setting, source FROM temp.__bsdb_pgc_pg_settings ORDER BY name", "[[DateStyle ISO, MDY default] [search_path s2 session]]"},
 		{"SELECT __bsdb_f_version() LIKE 'PostgreSQL 16.4 (bsdb-pg)%', __bsdb_f_current_database(), __bsdb_f_pg_backend_pid()", "[[true postgres 7]]"},
@@ -182,5 +185,44 @@ func TestRefresherRebuildsOnlyChanges(t *testing.T) {
 	r.Reset()
 	if n := len(r.Statements(snap, f)); n < 10 {
 		t.Errorf("after Reset: %d statements", n)
+	}
+}
+
+// TestInformationSchemaRestricted: for a role that is no superuser, the
+// information_schema views show the tables and schemas it holds a
+// privilege on, as PostgreSQL's view definitions filter them.
+func TestInformationSchemaRestricted(t *testing.T) {
+	snap := sampleSnapshot()
+	snap.Tables[0].Restricted, snap.Tables[0].Privileges = true, acl.Truncate // not a column privilege
+	snap.Tables[1].Restricted = true                                         // nothing
+	snap.SchemaACL["s2"] = Object{Owner: 16384, Restricted: true}
+	snap.SchemaACL["public"] = Object{Owner: OIDDatabaseOwner, Restricted: true, Privileges: acl.Usage}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	f := Facts{Database: "postgres", User: "alice"}
+	var r Refresher
+	for _, q := range append(append(SharedSetup(), SessionSetup(f)...), r.Statements(snap, f)...) {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%v\n%s", err, q)
+		}
+	}
+	for _, c := range []struct{ q, want string }{
+		{"SELECT table_schema, table_name FROM temp.__bsdb_isc_tables ORDER BY 1, 2", "[[public t]]"},
+		{"SELECT count(*) FROM temp.__bsdb_isc_columns", "[[0]]"},
+		{"SELECT schema_name FROM temp.__bsdb_isc_schemata WHERE schema_name IN ('public', 's2')", "[[public]]"},
+		{"SELECT count(*) FROM temp.__bsdb_isc_table_constraints WHERE table_name = 't'", "[[3]]"},
+	} {
+		if got := fmtRows(queryStrings(t, conn, c.q)); got != c.want {
+			t.Errorf("%s\n got %s\nwant %s", c.q, got, c.want)
+		}
 	}
 }

@@ -1,6 +1,10 @@
 package pgcatalog
 
-import "time"
+import (
+	"time"
+
+	"github.com/bsdb/bsdb-pg/acl"
+)
 
 // Well-known OIDs (PostgreSQL's own, fixed by initdb).
 const (
@@ -60,6 +64,9 @@ type Member struct {
 type Object struct {
 	Owner uint32
 	ACL   []string // aclitem texts; nil = NULL (the default ACL)
+	// Restricted and Privileges: as Table's, for information_schema.schemata.
+	Restricted bool
+	Privileges acl.Mode
 }
 
 // Setting is one configuration parameter as the session sees it.
@@ -77,6 +84,11 @@ type Table struct {
 	PrimaryKey []string // column names, in key order
 	Owner      uint32   // relowner; 0 = the bootstrap superuser
 	ACL        []string // relacl as aclitem texts; nil = NULL
+	// Restricted: the information_schema views show the table only as far
+	// as the session's role may see it, by Privileges (what it holds on
+	// the table; every privilege when it has the owner's); false: shown.
+	Restricted bool
+	Privileges acl.Mode
 }
 
 // Column is one column of a table.

@@ -140,7 +140,11 @@ func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, err
 	if err != nil {
 		return nil, err
 	}
-	if err := s.snapshotSecurity(ctx, snap, rs); err != nil {
+	a, err := s.authz(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.snapshotSecurity(ctx, snap, rs, a); err != nil {
 		return nil, err
 	}
 	ents, err := s.eng.ListTables(ctx, s.db)
@@ -154,6 +158,9 @@ func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, err
 		}
 		pt := pgcatalog.Table{OID: e.OID, Schema: e.ID.Schema, Name: e.ID.Name, PrimaryKey: t.Schema.PrimaryKey,
 			Owner: e.Owner, ACL: e.ACL.Format(rs.name)}
+		if a != nil && !a.super() {
+			pt.Restricted, pt.Privileges = true, a.holds(acl.Table, e.Owner, e.ACL)
+		}
 		for _, c := range tableInfo(t).Columns {
 			pt.Columns = append(pt.Columns, pgcatalog.Column{Name: c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod, NotNull: c.NotNull, Default: c.Default})
 		}
@@ -184,7 +191,7 @@ func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, err
 
 // snapshotSecurity adds the databases and schemas with their owners and
 // ACLs, the roles and the memberships to a catalog snapshot.
-func (s *session) snapshotSecurity(ctx context.Context, snap *pgcatalog.Snapshot, rs *roleSnap) error {
+func (s *session) snapshotSecurity(ctx context.Context, snap *pgcatalog.Snapshot, rs *roleSnap, a *authz) error {
 	for _, r := range rs.stored.Roles {
 		snap.Roles = append(snap.Roles, pgcatalog.Role{OID: r.OID, Name: r.Name, Super: r.Super, Inherit: r.Inherit,
 			CreateRole: r.CreateRole, CreateDB: r.CreateDB, Login: r.Login, Replication: r.Replication, BypassRLS: r.BypassRLS,
@@ -210,7 +217,21 @@ func (s *session) snapshotSecurity(ctx context.Context, snap *pgcatalog.Snapshot
 	snap.SchemaACL = map[string]pgcatalog.Object{}
 	for _, sc := range schemas {
 		snap.Schemas = append(snap.Schemas, sc.Name)
-		snap.SchemaACL[sc.Name] = pgcatalog.Object{Owner: sc.Owner, ACL: sc.ACL.Format(rs.name)}
+		o := pgcatalog.Object{Owner: sc.Owner, ACL: sc.ACL.Format(rs.name)}
+		if !a.super() {
+			o.Restricted, o.Privileges = true, a.holds(acl.Schema, sc.Owner, sc.ACL)
+		}
+		snap.SchemaACL[sc.Name] = o
 	}
 	return nil
+}
+
+// holds is what the role of a holds on an object, for the
+// information_schema views: every privilege when it has the owner's
+// privileges (pg_has_role(owner, 'USAGE')).
+func (a *authz) holds(t acl.ObjectType, owner uint32, list acl.ACL) acl.Mode {
+	if a.owns(owner) {
+		return t.AllRights()
+	}
+	return acl.ObjectMask(t, list, owner, a.role, t.AllRights(), a.m)
 }

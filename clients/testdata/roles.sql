@@ -77,6 +77,9 @@ ALTER ROLE rp_alice PASSWORD 'x';
 ALTER ROLE rp_bob PASSWORD 'x';
 ALTER ROLE rp_alice CREATEDB;
 SELECT has_table_privilege('rp_t', 'select'), has_schema_privilege('rp_s', 'usage'), has_database_privilege(current_database(), 'connect');
+-- information_schema shows what the role may see.
+SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema ~ '^(rp_|public)' ORDER BY 1, 2;
+SELECT schema_name FROM information_schema.schemata WHERE schema_name ~ '^(rp_|public)' ORDER BY 1;
 -- GRANT / REVOKE on objects.
 \c - postgres
 GRANT SELECT ON rp_nosuch TO rp_alice;
@@ -112,6 +115,9 @@ GRANT CONNECT ON DATABASE :"DBNAME" TO PUBLIC;
 SELECT * FROM rp_t;
 SELECT * FROM rp_s.u;
 INSERT INTO rp_t VALUES (3);
+SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema ~ '^(rp_|public)' ORDER BY 1, 2;
+SELECT table_name, column_name FROM information_schema.columns WHERE table_schema ~ '^(rp_|public)' ORDER BY 1, 2;
+SELECT schema_name FROM information_schema.schemata WHERE schema_name ~ '^(rp_|public)' ORDER BY 1;
 GRANT UPDATE ON rp_t TO rp_bob;
 GRANT SELECT ON rp_t TO rp_bob;
 GRANT SELECT ON rp_s.u TO rp_bob;
