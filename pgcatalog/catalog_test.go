@@ -194,7 +194,7 @@ func TestRefresherRebuildsOnlyChanges(t *testing.T) {
 func TestInformationSchemaRestricted(t *testing.T) {
 	snap := sampleSnapshot()
 	snap.Tables[0].Restricted, snap.Tables[0].Privileges = true, acl.Truncate // not a column privilege
-	snap.Tables[1].Restricted = true                                         // nothing
+	snap.Tables[1].Restricted = true                                          // nothing
 	snap.SchemaACL["s2"] = Object{Owner: 16384, Restricted: true}
 	snap.SchemaACL["public"] = Object{Owner: OIDDatabaseOwner, Restricted: true, Privileges: acl.Usage}
 	db, err := sql.Open("duckdb", "")
