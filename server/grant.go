@@ -214,12 +214,19 @@ func (s *session) grantTables(ctx context.Context, gs *pg_query.GrantStmt) ([]ca
 		if err != nil {
 			return nil, err
 		}
+		a, err := s.authz(ctx)
+		if err != nil {
+			return nil, err
+		}
 		for _, n := range gs.Objects {
 			sc := nodeString(n)
 			if _, err := s.b.sec.schema(ctx, s.db, sc); err != nil {
 				if errors.Is(err, catalog.ErrNotFound) {
 					return nil, pgerr.New(pgerr.InvalidSchemaName, "schema \"%s\" does not exist", sc)
 				}
+				return nil, err
+			}
+			if err := s.requireSchema(ctx, a, sc, acl.Usage); err != nil {
 				return nil, err
 			}
 			var in []catalog.Entry
