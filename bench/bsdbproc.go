@@ -48,7 +48,7 @@ func newBSDB(bin, dataDir string, env []string) (*bsdbServer, error) {
 }
 
 func (s *bsdbServer) url() string {
-	return fmt.Sprintf("postgres://bench@127.0.0.1:%d/postgres?sslmode=disable", s.port)
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", s.port)
 }
 
 func (s *bsdbServer) pid() int { return s.cmd.Process.Pid }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	_ "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/bsdb/bsdb-pg/acl"
 )
 
 func sampleSnapshot() *Snapshot {
@@ -15,7 +17,7 @@ func sampleSnapshot() *Snapshot {
 		Database: "postgres", User: "alice", SearchPath: []string{"public"},
 		Databases: []string{"postgres", "sales"}, Schemas: []string{"public", "s2"},
 		Tables: []Table{
-			{OID: 16390, Schema: "public", Name: "t", PrimaryKey: []string{"id"}, Columns: []Column{
+			{OID: 16390, Schema: "public", Name: "t", PrimaryKey: []string{"id"}, Owner: 16383, ACL: []string{"alice=arwdDxt/alice", "=r/alice"}, Columns: []Column{
 				{Name: "id", TypeOID: 23, TypeMod: -1, NotNull: true},
 				{Name: "name", TypeOID: 1043, TypeMod: 24, NotNull: true, Default: "'x'"},
 				{Name: "v", TypeOID: 1700, TypeMod: 10<<16 | 2 + 4},
@@ -24,6 +26,11 @@ func sampleSnapshot() *Snapshot {
 		},
 		Settings: []Setting{{Name: "DateStyle", Value: "ISO, MDY", Default: "ISO, MDY"}, {Name: "search_path", Value: "s2", Default: `"$user", public`}},
 		Sessions: []Session{{PID: 7, Database: "postgres", User: "alice", State: "active", Query: "select 1", BackendStart: time.Unix(1700000000, 0)}},
+		Roles: []Role{{OID: 10, Name: "postgres", Super: true, Inherit: true, Login: true, ConnLimit: -1, Password: "md5x"},
+			{OID: 16383, Name: "alice", Inherit: true, Login: true, ConnLimit: -1}, {OID: 16384, Name: "grp", Inherit: true, ConnLimit: -1}},
+		Members:     []Member{{Role: 16384, Member: 16383, Grantor: 10}},
+		DatabaseACL: map[string]Object{"sales": {Owner: 16383, ACL: []string{"=c/alice", "alice=CTc/alice"}}},
+		SchemaACL:   map[string]Object{"s2": {Owner: 16383}},
 	}
 }
 
@@ -106,7 +113,17 @@ func TestFunctionsAndRelations(t *testing.T) {
 		{"SELECT column_name, data_type, character_maximum_length, numeric_precision, numeric_scale, is_nullable FROM temp.__bsdb_isc_columns WHERE table_schema = 'public' ORDER BY ordinal_position",
 			"[[id integer NULL 32 0 NO] [name character varying 20 NULL NULL NO] [v numeric NULL 10 2 YES]]"},
 		{"SELECT count(*) FROM __bsdb_pgc.__bsdb_pgc_pg_type WHERE oid IN (16, 23, 25, 1043, 1700, 3802, 2950)", "[[7]]"},
-		{"SELECT usename, pid, state, query FROM temp.__bsdb_pgc_pg_stat_activity", "[[alice 7 active select 1]]"},
+		{"SELECT usename, usesysid, pid, state, query FROM temp.__bsdb_pgc_pg_stat_activity", "[[alice 16383 7 active select 1]]"},
+		{"SELECT relowner, CAST(relacl AS VARCHAR) FROM temp.__bsdb_pgc_pg_class WHERE oid = 16390", "[[16383 ['alice=arwdDxt/alice', '=r/alice']]]"},
+		{"SELECT nspname, nspowner, CAST(nspacl AS VARCHAR) FROM temp.__bsdb_pgc_pg_namespace WHERE nspname IN ('public', 's2') ORDER BY 1",
+			"[[public 6171 ['pg_database_owner=UC/pg_database_owner', '=U/pg_database_owner']] [s2 16383 NULL]]"},
+		{"SELECT datname, datdba FROM temp.__bsdb_pgc_pg_database WHERE datname IN ('postgres', 'sales') ORDER BY 1", "[[postgres 10] [sales 16383]]"},
+		{"SELECT tablename, tableowner FROM temp.__bsdb_pgc_pg_tables ORDER BY 1, 2", "[[t alice] [t postgres]]"},
+		{"SELECT count(*), count(*) FILTER (WHERE rolname LIKE 'pg\\_%' ESCAPE '\\'), max(rolpassword) FROM temp.__bsdb_pgc_pg_roles", "[[15 12 ********]]"},
+		{"SELECT rolname, rolpassword FROM temp.__bsdb_pgc_pg_authid WHERE rolpassword IS NOT NULL", "[[postgres md5x]]"},
+		{"SELECT usename FROM temp.__bsdb_pgc_pg_user ORDER BY 1", "[[alice] [postgres]]"},
+		{"SELECT table_schema, table_name FROM temp.__bsdb_isc_tables ORDER BY 1, 2", "[[public t] [s2 t]]"},
+		{"SELECT roleid, member, admin_option FROM temp.__bsdb_pgc_pg_auth_members ORDER BY 1, 2", "[[3374 3373 false] [3375 3373 false] [3377 3373 false] [16384 16383 false]]"},
 		{"SELECT name, setting, source FROM temp.__bsdb_pgc_pg_settings ORDER BY name", "[[DateStyle ISO, MDY default] [search_path s2 session]]"},
 		{"SELECT __bsdb_f_version() LIKE 'PostgreSQL 16.4 (bsdb-pg)%', __bsdb_f_current_database(), __bsdb_f_pg_backend_pid()", "[[true postgres 7]]"},
 	}
@@ -168,5 +185,44 @@ func TestRefresherRebuildsOnlyChanges(t *testing.T) {
 	r.Reset()
 	if n := len(r.Statements(snap, f)); n < 10 {
 		t.Errorf("after Reset: %d statements", n)
+	}
+}
+
+// TestInformationSchemaRestricted: for a role that is no superuser, the
+// information_schema views show the tables and schemas it holds a
+// privilege on, as PostgreSQL's view definitions filter them.
+func TestInformationSchemaRestricted(t *testing.T) {
+	snap := sampleSnapshot()
+	snap.Tables[0].Restricted, snap.Tables[0].Privileges = true, acl.Truncate // not a column privilege
+	snap.Tables[1].Restricted = true                                          // nothing
+	snap.SchemaACL["s2"] = Object{Owner: 16384, Restricted: true}
+	snap.SchemaACL["public"] = Object{Owner: OIDDatabaseOwner, Restricted: true, Privileges: acl.Usage}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	f := Facts{Database: "postgres", User: "alice"}
+	var r Refresher
+	for _, q := range append(append(SharedSetup(), SessionSetup(f)...), r.Statements(snap, f)...) {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%v\n%s", err, q)
+		}
+	}
+	for _, c := range []struct{ q, want string }{
+		{"SELECT table_schema, table_name FROM temp.__bsdb_isc_tables ORDER BY 1, 2", "[[public t]]"},
+		{"SELECT count(*) FROM temp.__bsdb_isc_columns", "[[0]]"},
+		{"SELECT schema_name FROM temp.__bsdb_isc_schemata WHERE schema_name IN ('public', 's2')", "[[public]]"},
+		{"SELECT count(*) FROM temp.__bsdb_isc_table_constraints WHERE table_name = 't'", "[[3]]"},
+	} {
+		if got := fmtRows(queryStrings(t, conn, c.q)); got != c.want {
+			t.Errorf("%s\n got %s\nwant %s", c.q, got, c.want)
+		}
 	}
 }

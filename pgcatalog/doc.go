@@ -29,9 +29,9 @@
 //     (IsFunction lists them): format_type, pg_get_userbyid,
 //     pg_table_is_visible, pg_type_is_visible, pg_get_expr,
 //     obj_description, col_description, shobj_description, pg_get_indexdef,
-//     pg_get_constraintdef, has_*_privilege, current_database,
-//     pg_get_function_result/_arguments/_identity_arguments,
-//     current_user, version,
+//     pg_get_constraintdef, has_function_privilege, has_sequence_privilege,
+//     current_database, pg_get_function_result/_arguments/_identity_arguments,
+//     version,
 //     pg_backend_pid, pg_encoding_to_char, pg_postmaster_start_time,
 //     information_schema._pg_expandarray, array_upper/array_lower, the
 //     pg_get_function_* and size functions, and the reg* casts
@@ -51,6 +51,7 @@
 //     would take ~0.8 s to bind.
 //   - Dynamic relations (pg_namespace, pg_class, pg_attribute, pg_attrdef,
 //     pg_constraint, pg_index, pg_database, pg_roles/pg_user/pg_authid,
+//     pg_auth_members,
 //     pg_stat_activity, pg_tables, pg_indexes, pg_settings (empty), the
 //     information_schema views, and two helper tables: visible oids and
 //     index/constraint definitions) are TEMP tables of each connection,
@@ -103,9 +104,19 @@
 //     are DuckDB lists typed int2vector/oidvector: the server prints them
 //     as "1 2" (server/values.go); subscripts are shifted by the
 //     translator (PostgreSQL's are 0-based).
-//   - current_schema(s), set_config, current_setting and txid_current are
-//     not macros: they read the session's state, and the server answers
-//     them (sql.SessionFunctions, server/sessionfuncs.go).
-//   - Every object is owned by "postgres" (OID 10) whatever the creating
-//     user; privileges functions always answer true.
+//   - current_schema(s), set_config, current_setting, txid_current,
+//     current_user, session_user and the privilege functions
+//     (has_table/schema/database/column/any_column_privilege, pg_has_role)
+//     are not macros: they read the session's state and the catalog's
+//     ACLs, and the server answers them (sql.SessionFunctions,
+//     server/sessionfuncs.go, server/privfuncs.go).
+//   - Roles, memberships, owners and ACLs come from the Snapshot (the
+//     storage catalog's); the predefined roles (pg_read_all_data, ...) and
+//     their memberships are added. relacl, nspacl and datacl are text[]
+//     (PostgreSQL: aclitem[]) with the same texts. System relations have
+//     a NULL relacl; has_table_privilege answers PostgreSQL's default for
+//     them (SELECT for everyone, pg_authid for superusers only).
+//   - has_function_privilege and has_sequence_privilege answer true: we
+//     have no user functions or sequences, and PUBLIC may execute the
+//     built-in ones.
 package pgcatalog

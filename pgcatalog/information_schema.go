@@ -1,6 +1,10 @@
 package pgcatalog
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/bsdb/bsdb-pg/acl"
+)
 
 // information_schema views, SQL-standard column names; values as
 // PostgreSQL 15 gives them for the same objects.
@@ -12,9 +16,12 @@ func init() {
 		var rows [][]any
 		names := append([]string{"pg_catalog", "information_schema"}, s.Schemas...)
 		for _, n := range names {
+			if o, ok := s.SchemaACL[n]; ok && o.Restricted && o.Privileges&(acl.Create|acl.Usage) == 0 {
+				continue
+			}
 			owner := "postgres"
-			if n == "public" {
-				owner = "pg_database_owner"
+			if n != "pg_catalog" && n != "information_schema" {
+				owner = roleName(s, schemaObject(s, n).Owner)
 			}
 			rows = append(rows, []any{s.Database, n, owner, nil, nil, nil, nil})
 		}
@@ -25,7 +32,7 @@ func init() {
 		user_defined_type_schema:name user_defined_type_name:name is_insertable_into:text is_typed:text
 		commit_action:text`, func(s *Snapshot, _ *Facts) [][]any {
 		var rows [][]any
-		for _, t := range sortedTables(s.Tables) {
+		for _, t := range shownTables(s, acl.Table.AllRights()) {
 			rows = append(rows, []any{s.Database, t.Schema, t.Name, "BASE TABLE", nil, nil, nil, nil, nil, "YES", "NO", nil})
 		}
 		return rows
@@ -45,7 +52,7 @@ func init() {
 		constraint_name:name table_catalog:name table_schema:name table_name:name constraint_type:text
 		is_deferrable:text initially_deferred:text enforced:text nulls_distinct:text`, func(s *Snapshot, _ *Facts) [][]any {
 		var rows [][]any
-		for _, t := range sortedTables(s.Tables) {
+		for _, t := range shownTables(s, acl.Table.AllRights()&^acl.Select) {
 			if len(t.PrimaryKey) > 0 {
 				rows = append(rows, []any{s.Database, t.Schema, t.Name + "_pkey", s.Database, t.Schema, t.Name, "PRIMARY KEY", "NO", "NO", "YES", nil})
 			}
@@ -62,7 +69,7 @@ func init() {
 		constraint_name:name table_catalog:name table_schema:name table_name:name column_name:name
 		ordinal_position:int4 position_in_unique_constraint:int4`, func(s *Snapshot, _ *Facts) [][]any {
 		var rows [][]any
-		for _, t := range sortedTables(s.Tables) {
+		for _, t := range shownTables(s, columnPrivileges) {
 			for i, k := range t.PrimaryKey {
 				rows = append(rows, []any{s.Database, t.Schema, t.Name + "_pkey", s.Database, t.Schema, t.Name, k, int32(i + 1), nil})
 			}
@@ -78,9 +85,25 @@ func init() {
 		external_language:text is_deterministic:text security_type:text`, none)
 }
 
+// columnPrivileges are the privileges that show a column.
+const columnPrivileges = acl.Select | acl.Insert | acl.Update | acl.References
+
+// shownTables are the tables the information_schema views show: those on
+// which the session's role holds one of any (PostgreSQL's views test
+// pg_has_role(relowner, 'USAGE') OR has_table_privilege(...)).
+func shownTables(s *Snapshot, any acl.Mode) []Table {
+	var out []Table
+	for _, t := range sortedTables(s.Tables) {
+		if !t.Restricted || t.Privileges&any != 0 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 func columnsRows(s *Snapshot, _ *Facts) [][]any {
 	var rows [][]any
-	for _, t := range sortedTables(s.Tables) {
+	for _, t := range shownTables(s, columnPrivileges) {
 		for i, c := range t.Columns {
 			it := infoSchemaType(c.TypeOID, c.TypeMod)
 			_, _, _, _, coll, udt := typeFacts(c.TypeOID)

@@ -1,6 +1,10 @@
 package pgcatalog
 
-import "time"
+import (
+	"time"
+
+	"github.com/bsdb/bsdb-pg/acl"
+)
 
 // Well-known OIDs (PostgreSQL's own, fixed by initdb).
 const (
@@ -27,6 +31,42 @@ type Snapshot struct {
 	Tables     []Table
 	Sessions   []Session
 	Settings   []Setting // the session's configuration parameters (pg_settings)
+	// Roles are the stored roles (pg_authid without the predefined roles,
+	// which are added); nil = the bootstrap superuser "postgres" alone.
+	Roles   []Role
+	Members []Member // role memberships (pg_auth_members), predefined ones added
+	// DatabaseACL and SchemaACL give owner and ACL by name (schemas of the
+	// current database); a name missing: owned by the bootstrap superuser
+	// (schema public: pg_database_owner, initdb's ACL), default ACL.
+	DatabaseACL map[string]Object
+	SchemaACL   map[string]Object
+}
+
+// Role is one stored role (a row of pg_authid).
+type Role struct {
+	OID                                                                 uint32
+	Name                                                                string
+	Super, Inherit, CreateRole, CreateDB, Login, Replication, BypassRLS bool
+	ConnLimit                                                           int32
+	Password                                                            string // rolpassword, "" = NULL
+	// ValidUntil is rolvaliduntil: microseconds since 2000-01-01 UTC
+	// (math.MaxInt64 infinity, math.MinInt64 -infinity), nil = NULL.
+	ValidUntil *int64
+}
+
+// Member is one row of pg_auth_members: Member is a member of Role.
+type Member struct {
+	Role, Member, Grantor uint32
+	Admin                 bool
+}
+
+// Object is the owner and ACL of a database or schema.
+type Object struct {
+	Owner uint32
+	ACL   []string // aclitem texts; nil = NULL (the default ACL)
+	// Restricted and Privileges: as Table's, for information_schema.schemata.
+	Restricted bool
+	Privileges acl.Mode
 }
 
 // Setting is one configuration parameter as the session sees it.
@@ -42,6 +82,13 @@ type Table struct {
 	Name       string
 	Columns    []Column
 	PrimaryKey []string // column names, in key order
+	Owner      uint32   // relowner; 0 = the bootstrap superuser
+	ACL        []string // relacl as aclitem texts; nil = NULL
+	// Restricted: the information_schema views show the table only as far
+	// as the session's role may see it, by Privileges (what it holds on
+	// the table; every privilege when it has the owner's); false: shown.
+	Restricted bool
+	Privileges acl.Mode
 }
 
 // Column is one column of a table.

@@ -63,3 +63,18 @@ func sortedTables(ts []Table) []Table {
 	sort.Slice(out, func(i, j int) bool { return out[i].OID < out[j].OID })
 	return out
 }
+
+// SystemRelation names the system relation (pg_catalog or
+// information_schema) whose pg_class OID is oid.
+func SystemRelation(oid uint32) (schema, name string, ok bool) {
+	for i, k := range sortedKeys() {
+		r := registry[k]
+		if r.schema == "bsdb_internal" {
+			continue
+		}
+		if systemRelOID(k, i) == oid {
+			return r.schema, r.name, true
+		}
+	}
+	return "", "", false
+}

@@ -2,8 +2,12 @@ package pgcatalog
 
 import (
 	"fmt"
+	"math"
+	"sort"
 	"strings"
 	"time"
+
+	"github.com/bsdb/bsdb-pg/acl"
 )
 
 // The pg_catalog relations. Column lists are PostgreSQL 15's, minus
@@ -79,31 +83,45 @@ func init() {
 		extversion:text extconfig:oid[] extcondition:text[]`, func(*Snapshot, *Facts) [][]any {
 		return [][]any{{int64(13001), "plpgsql", int64(10), int64(11), false, "1.0", nil, nil}}
 	})
-	register("pg_catalog", "pg_roles", false, `rolname:name oid:oid rolsuper:bool rolinherit:bool rolcreaterole:bool
+	register("pg_catalog", "pg_roles", false, `rolname:name rolsuper:bool rolinherit:bool rolcreaterole:bool
 		rolcreatedb:bool rolcanlogin:bool rolreplication:bool rolconnlimit:int4 rolpassword:text
-		rolvaliduntil:timestamptz rolbypassrls:bool rolconfig:text[]`, func(_ *Snapshot, f *Facts) [][]any {
+		rolvaliduntil:timestamptz rolbypassrls:bool rolconfig:text[] oid:oid`, func(s *Snapshot, _ *Facts) [][]any {
 		var rows [][]any
-		for _, r := range roles(f) {
-			rows = append(rows, []any{r.name, r.oid, r.login, true, r.login, r.login, r.login, r.login, int32(-1), "********", nil, r.login, nil})
+		for _, r := range allRoles(s) {
+			rows = append(rows, []any{r.Name, r.Super, r.Inherit, r.CreateRole, r.CreateDB, r.Login, r.Replication, r.ConnLimit,
+				"********", validUntil(r.ValidUntil), r.BypassRLS, nil, int64(r.OID)})
 		}
 		return rows
 	})
 	register("pg_catalog", "pg_authid", false, `oid:oid rolname:name rolsuper:bool rolinherit:bool rolcreaterole:bool
 		rolcreatedb:bool rolcanlogin:bool rolreplication:bool rolbypassrls:bool rolconnlimit:int4 rolpassword:text
-		rolvaliduntil:timestamptz`, func(_ *Snapshot, f *Facts) [][]any {
+		rolvaliduntil:timestamptz`, func(s *Snapshot, _ *Facts) [][]any {
 		var rows [][]any
-		for _, r := range roles(f) {
-			rows = append(rows, []any{r.oid, r.name, r.login, true, r.login, r.login, r.login, r.login, r.login, int32(-1), nil, nil})
+		for _, r := range allRoles(s) {
+			var pw any
+			if r.Password != "" {
+				pw = r.Password
+			}
+			rows = append(rows, []any{int64(r.OID), r.Name, r.Super, r.Inherit, r.CreateRole, r.CreateDB, r.Login, r.Replication,
+				r.BypassRLS, r.ConnLimit, pw, validUntil(r.ValidUntil)})
 		}
 		return rows
 	})
 	register("pg_catalog", "pg_user", false, `usename:name usesysid:oid usecreatedb:bool usesuper:bool userepl:bool
-		usebypassrls:bool passwd:text valuntil:timestamptz useconfig:text[]`, func(_ *Snapshot, f *Facts) [][]any {
+		usebypassrls:bool passwd:text valuntil:timestamptz useconfig:text[]`, func(s *Snapshot, _ *Facts) [][]any {
 		var rows [][]any
-		for _, r := range roles(f) {
-			if r.login {
-				rows = append(rows, []any{r.name, r.oid, true, true, true, true, "********", nil, nil})
+		for _, r := range allRoles(s) {
+			if r.Login {
+				rows = append(rows, []any{r.Name, int64(r.OID), r.CreateDB, r.Super, r.Replication, r.BypassRLS, "********",
+					validUntil(r.ValidUntil), nil})
 			}
+		}
+		return rows
+	})
+	register("pg_catalog", "pg_auth_members", false, "roleid:oid member:oid grantor:oid admin_option:bool", func(s *Snapshot, _ *Facts) [][]any {
+		var rows [][]any
+		for _, m := range append(predefinedMembers(), s.Members...) {
+			rows = append(rows, []any{int64(m.Role), int64(m.Member), int64(m.Grantor), m.Admin})
 		}
 		return rows
 	})
@@ -138,47 +156,119 @@ func init() {
 	register("pg_catalog", "pg_foreign_server", true, "oid:oid srvname:name srvowner:oid srvfdw:oid", none)
 }
 
-type role struct {
-	oid   int64
-	name  string
-	login bool
+// allRoles is pg_authid: the stored roles (or the bootstrap superuser)
+// and PostgreSQL's predefined roles, by OID.
+func allRoles(s *Snapshot) []Role {
+	stored := s.Roles
+	if stored == nil {
+		stored = []Role{{OID: acl.BootstrapSuperuser, Name: "postgres", Super: true, Inherit: true, CreateRole: true,
+			CreateDB: true, Login: true, Replication: true, BypassRLS: true, ConnLimit: -1}}
+	}
+	out := append([]Role(nil), stored...)
+	for _, p := range acl.Predefined {
+		out = append(out, Role{OID: p.OID, Name: p.Name, Inherit: true, ConnLimit: -1})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].OID < out[j].OID })
+	return out
 }
 
-func roles(f *Facts) []role {
-	rs := []role{{OIDBootstrapUser, "postgres", true}, {OIDDatabaseOwner, "pg_database_owner", false}}
-	if f.User != "" && f.User != "postgres" {
-		rs = append(rs, role{16383, f.User, true}) // fixed: one non-bootstrap role per session view
+func predefinedMembers() []Member {
+	var out []Member
+	for _, e := range acl.PredefinedEdges {
+		out = append(out, Member{Role: e.Role, Member: e.Member, Grantor: e.Grantor, Admin: e.Admin})
 	}
-	return rs
+	return out
+}
+
+// roleName is a role's name (pg_get_userbyid), "" if there is none.
+func roleName(s *Snapshot, oid uint32) string {
+	for _, r := range allRoles(s) {
+		if r.OID == oid {
+			return r.Name
+		}
+	}
+	return ""
+}
+
+// validUntil is rolvaliduntil's value.
+func validUntil(v *int64) any {
+	switch {
+	case v == nil:
+		return nil
+	case *v == math.MaxInt64:
+		return timeLit("infinity")
+	case *v == math.MinInt64:
+		return timeLit("-infinity")
+	}
+	return ts(pgEpoch.Add(time.Duration(*v) * time.Microsecond))
+}
+
+var pgEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// aclArray is an aclitem[] value: nil is NULL.
+func aclArray(a []string) any {
+	if a == nil {
+		return nil
+	}
+	return append([]string{}, a...)
+}
+
+// publicSchemaACL is initdb's ACL of schema public, and systemSchemaACL
+// the one of pg_catalog and information_schema.
+var (
+	publicSchemaACL = []string{"pg_database_owner=UC/pg_database_owner", "=U/pg_database_owner"}
+	systemSchemaACL = []string{"postgres=UC/postgres", "=U/postgres"}
+)
+
+// schemaObject is a schema's owner and ACL.
+func schemaObject(s *Snapshot, sc string) Object {
+	if o, ok := s.SchemaACL[sc]; ok {
+		return o
+	}
+	if sc == "public" {
+		return Object{Owner: OIDDatabaseOwner, ACL: publicSchemaACL}
+	}
+	return Object{Owner: OIDBootstrapUser}
+}
+
+func databaseObject(s *Snapshot, db string) Object {
+	if o, ok := s.DatabaseACL[db]; ok {
+		return o
+	}
+	return Object{Owner: OIDBootstrapUser}
+}
+
+func tableOwner(t Table) uint32 {
+	if t.Owner == 0 {
+		return OIDBootstrapUser
+	}
+	return t.Owner
 }
 
 func namespaceRows(s *Snapshot, _ *Facts) [][]any {
 	rows := [][]any{
-		{int64(OIDPgCatalog), "pg_catalog", int64(OIDBootstrapUser), nil},
-		{int64(OIDInfoSchema), "information_schema", int64(OIDBootstrapUser), nil},
+		{int64(OIDPgCatalog), "pg_catalog", int64(OIDBootstrapUser), aclArray(systemSchemaACL)},
+		{int64(OIDInfoSchema), "information_schema", int64(OIDBootstrapUser), aclArray(systemSchemaACL)},
 	}
 	for _, sc := range s.Schemas {
-		owner := int64(OIDBootstrapUser)
-		if sc == "public" {
-			owner = OIDDatabaseOwner
-		}
-		rows = append(rows, []any{int64(SchemaOID(sc)), sc, owner, nil})
+		o := schemaObject(s, sc)
+		rows = append(rows, []any{int64(SchemaOID(sc)), sc, int64(o.Owner), aclArray(o.ACL)})
 	}
 	return rows
 }
 
 func classRows(s *Snapshot, _ *Facts) [][]any {
 	var rows [][]any
-	row := func(oid uint32, name string, ns uint32, am int64, kind string, natts int, hasIndex bool) []any {
-		return []any{int64(oid), name, int64(ns), int64(0), int64(0), int64(OIDBootstrapUser), am, int64(oid), int64(0),
+	row := func(oid uint32, name string, ns uint32, owner uint32, am int64, kind string, natts int, hasIndex bool, relacl any) []any {
+		return []any{int64(oid), name, int64(ns), int64(0), int64(0), int64(owner), am, int64(oid), int64(0),
 			int32(0), float32(-1), int32(0), int64(0), hasIndex, false, "p", kind, int16(natts), int16(0), false,
-			false, false, false, false, true, "d", false, int64(0), nil, nil, nil}
+			false, false, false, false, true, "d", false, int64(0), relacl, nil, nil}
 	}
 	for _, t := range sortedTables(s.Tables) {
 		ns := SchemaOID(t.Schema)
-		rows = append(rows, row(t.OID, t.Name, ns, OIDHeapAM, "r", len(t.Columns), len(t.PrimaryKey) > 0))
+		rows = append(rows, row(t.OID, t.Name, ns, tableOwner(t), OIDHeapAM, "r", len(t.Columns), len(t.PrimaryKey) > 0, aclArray(t.ACL)))
 		if len(t.PrimaryKey) > 0 {
-			rows = append(rows, row(PKIndexOID(t.OID), t.Name+"_pkey", ns, OIDBtreeAM, "i", len(t.PrimaryKey), false))
+			rows = append(rows, row(PKIndexOID(t.OID), t.Name+"_pkey", ns, tableOwner(t), OIDBtreeAM, "i", len(t.PrimaryKey), false, nil))
 		}
 	}
 	for i, k := range sortedKeys() {
@@ -186,7 +276,7 @@ func classRows(s *Snapshot, _ *Facts) [][]any {
 		if r.schema == "bsdb_internal" {
 			continue
 		}
-		rows = append(rows, row(systemRelOID(k, i), r.name, SchemaOID(r.schema), OIDHeapAM, "r", len(r.cols), false))
+		rows = append(rows, row(systemRelOID(k, i), r.name, SchemaOID(r.schema), OIDBootstrapUser, OIDHeapAM, "r", len(r.cols), false, nil))
 	}
 	return rows
 }
@@ -375,8 +465,9 @@ func databaseRows(s *Snapshot, _ *Facts) [][]any {
 	ours := map[string]bool{}
 	for _, d := range s.Databases {
 		ours[d] = true
-		rows = append(rows, []any{int64(DatabaseOID(d)), d, int64(OIDBootstrapUser), int32(6), "c", false, true, int32(-1),
-			int64(OIDPgDefaultTS), "C", "C", nil, nil, nil})
+		o := databaseObject(s, d)
+		rows = append(rows, []any{int64(DatabaseOID(d)), d, int64(o.Owner), int32(6), "c", false, true, int32(-1),
+			int64(OIDPgDefaultTS), "C", "C", nil, nil, aclArray(o.ACL)})
 	}
 	for _, t := range templateDatabases {
 		if !ours[t.name] {
@@ -406,9 +497,11 @@ func activityRows(s *Snapshot, _ *Facts) [][]any {
 				port = n
 			}
 		}
-		usesysid := int64(OIDBootstrapUser)
-		if se.User != "postgres" {
-			usesysid = 16383
+		var usesysid any
+		for _, r := range allRoles(s) {
+			if r.Name == se.User {
+				usesysid = int64(r.OID)
+			}
 		}
 		rows = append(rows, []any{int64(DatabaseOID(se.Database)), se.Database, int32(se.PID), nil, usesysid, se.User,
 			se.ApplicationName, addr, nil, port, ts(se.BackendStart), nil, ts(se.QueryStart), ts(se.StateChange), nil, nil,
@@ -420,7 +513,7 @@ func activityRows(s *Snapshot, _ *Facts) [][]any {
 func tablesRows(s *Snapshot, _ *Facts) [][]any {
 	var rows [][]any
 	for _, t := range sortedTables(s.Tables) {
-		rows = append(rows, []any{t.Schema, t.Name, "postgres", nil, len(t.PrimaryKey) > 0, false, false, false})
+		rows = append(rows, []any{t.Schema, t.Name, roleName(s, tableOwner(t)), nil, len(t.PrimaryKey) > 0, false, false, false})
 	}
 	return rows
 }

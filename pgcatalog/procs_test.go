@@ -27,7 +27,7 @@ func TestProcFunctions(t *testing.T) {
 			"[[absolute value -2 billion to 2 billion integer, 4-byte storage NULL standard public schema]]"},
 		{"SELECT __bsdb_f_shobj_description(4, 'pg_database'), __bsdb_f_shobj_description(5, 'pg_database')", "[[unmodifiable empty database default administrative connection database]]"},
 		{"SELECT datname, oid, datistemplate, datallowconn, CAST(datacl AS VARCHAR) FROM temp.__bsdb_pgc_pg_database ORDER BY datname",
-			"[[postgres 5 false true NULL] [sales " + itoa(DatabaseOID("sales")) + " false true NULL] [template0 4 true false ['=c/postgres', 'postgres=CTc/postgres']] [template1 1 true true ['=c/postgres', 'postgres=CTc/postgres']]]"},
+			"[[postgres 5 false true NULL] [sales " + itoa(DatabaseOID("sales")) + " false true ['=c/alice', 'alice=CTc/alice']] [template0 4 true false ['=c/postgres', 'postgres=CTc/postgres']] [template1 1 true true ['=c/postgres', 'postgres=CTc/postgres']]]"},
 		{"SELECT lanname FROM __bsdb_pgc.__bsdb_pgc_pg_language ORDER BY oid", "[[internal] [c] [sql] [plpgsql]]"},
 	}
 	for _, c := range cases {

@@ -104,8 +104,12 @@ type Error struct {
 	Detail   string
 	Hint     string
 	Position int // 1-based character offset into the query text, 0 = none
-	Where    string
-	Err      error // cause, not sent to the client
+	// NoPosition: the error never carries a position, whatever reference
+	// it arose at (PostgreSQL raises it at execution, e.g. "permission
+	// denied for table t"): WithPosition leaves Position 0.
+	NoPosition bool
+	Where      string
+	Err        error // cause, not sent to the client
 }
 
 func (e *Error) Error() string {
@@ -146,11 +150,23 @@ func Code(err error) string {
 	return InternalError
 }
 
-// WithPosition returns a copy of e with Position set.
+// WithPosition returns a copy of e with Position set (unless NoPosition).
 func (e *Error) WithPosition(pos int) *Error {
 	c := *e
-	c.Position = pos
+	if !c.NoPosition {
+		c.Position = pos
+	}
 	return &c
+}
+
+// WithPositionIfNone gives err the position pos when it is an *Error
+// without one; other errors are returned as they are.
+func WithPositionIfNone(err error, pos int) error {
+	e, ok := As(err)
+	if !ok || e.Position != 0 || pos <= 0 {
+		return err
+	}
+	return e.WithPosition(pos)
 }
 
 // WithDetail returns a copy of e with Detail set.

@@ -88,8 +88,22 @@ func (c *conn) authCleartext(user string) error {
 	if err != nil {
 		return err
 	}
-	want, ok := c.srv.cfg.Auth.Users[user]
-	if !ok || want == "" || subtle.ConstantTimeCompare([]byte(m.Password), []byte(want)) != 1 {
+	secret, plain, err := c.storedPassword(user)
+	if err != nil {
+		return err
+	}
+	if secret == "" {
+		return authFailed(user)
+	}
+	if plain {
+		if subtle.ConstantTimeCompare([]byte(m.Password), []byte(secret)) != 1 {
+			return authFailed(user)
+		}
+		return nil
+	}
+	if ok, err := checkCleartext(secret, user, m.Password); err != nil {
+		return err
+	} else if !ok {
 		return authFailed(user)
 	}
 	return nil
@@ -99,13 +113,27 @@ func (c *conn) authCleartext(user string) error {
 // "md5" + hex(md5(hex(md5(password + user)) + salt)).
 func md5Response(user, password string, salt [4]byte) string {
 	inner := md5.Sum([]byte(password + user))
+	return md5Salted(hex.EncodeToString(inner[:]), salt)
+}
+
+// md5Salted is the response for a stored hash (hex, without "md5").
+func md5Salted(hash string, salt [4]byte) string {
 	h := md5.New()
-	h.Write([]byte(hex.EncodeToString(inner[:])))
+	h.Write([]byte(hash))
 	h.Write(salt[:])
 	return "md5" + hex.EncodeToString(h.Sum(nil))
 }
 
 func (c *conn) authMD5(user string) error {
+	secret, plain, err := c.storedPassword(user)
+	if err != nil {
+		return err
+	}
+	if !plain && !isMD5Hash(secret) && secret != "" {
+		// As PostgreSQL: a role whose password is stored as a SCRAM
+		// verifier authenticates with SCRAM under the md5 method.
+		return c.authSCRAM(user)
+	}
 	var salt [4]byte
 	if _, err := rand.Read(salt[:]); err != nil {
 		return fmt.Errorf("pgwire: md5 salt: %w", err)
@@ -115,10 +143,18 @@ func (c *conn) authMD5(user string) error {
 	if err != nil {
 		return err
 	}
-	want, ok := c.srv.cfg.Auth.Users[user]
 	// Unknown users get the same exchange and the same error, so the
 	// answer does not reveal which users exist.
-	if !ok || want == "" || subtle.ConstantTimeCompare([]byte(m.Password), []byte(md5Response(user, want, salt))) != 1 {
+	if secret == "" {
+		return authFailed(user)
+	}
+	var want string
+	if plain {
+		want = md5Response(user, secret, salt)
+	} else {
+		want = md5Salted(secret[3:], salt)
+	}
+	if subtle.ConstantTimeCompare([]byte(m.Password), []byte(want)) != 1 {
 		return authFailed(user)
 	}
 	return nil

@@ -44,7 +44,10 @@ const (
 // AuthConfig says who may connect.
 type AuthConfig struct {
 	Method AuthMethod        // default trust
-	Users  map[string]string // user -> password (for password/md5/scram)
+	Users  map[string]string // user -> cleartext password (for password/md5/scram) when Roles is nil
+	// Roles, when set, holds the stored passwords (SCRAM verifiers or MD5
+	// hashes) of the password methods, instead of Users.
+	Roles RoleSource
 	// TrustLoopback trusts connections from 127.0.0.0/8 and ::1 regardless
 	// of Method.
 	TrustLoopback bool

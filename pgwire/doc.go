@@ -23,7 +23,12 @@
 //     TrustLoopback admits 127.0.0.0/8 and ::1 first. Unknown users get the
 //     same exchange as known ones and the same FATAL 28P01 "password
 //     authentication failed for user" as a wrong password. Messages are
-//     limited to 16 KiB until authentication succeeds.
+//     limited to 16 KiB until authentication succeeds. Passwords come from
+//     AuthConfig.Roles (a RoleSource: stored as PostgreSQL stores them, a
+//     SCRAM-SHA-256 verifier or an MD5 hash, password.go), or in cleartext
+//     from AuthConfig.Users; under md5, a role whose password is a SCRAM
+//     verifier authenticates with SCRAM, as in PostgreSQL. Whether the
+//     role exists and may log in is the Backend's to say (NewSession).
 //  3. Session: AuthenticationOk, Backend.NewSession (an error is FATAL,
 //     e.g. 3D000), the session's ParameterStatus list, BackendKeyData (a
 //     pid unique among live connections and a random 4-byte secret),

@@ -37,9 +37,10 @@ const (
 
 // scramVerifier is what PostgreSQL stores in pg_authid for a SCRAM password.
 type scramVerifier struct {
-	salt      []byte
-	storedKey []byte
-	serverKey []byte
+	salt       []byte
+	iterations int
+	storedKey  []byte
+	serverKey  []byte
 }
 
 // scramCache derives each user's verifier once (PBKDF2 is deliberately
@@ -65,23 +66,37 @@ func hmacSHA256(key []byte, msg string) []byte {
 	return h.Sum(nil)
 }
 
-func newSCRAMVerifier(password string, salt []byte) (*scramVerifier, error) {
-	salted, err := pbkdf2.Key(sha256.New, password, salt, scramIterations, sha256.Size)
+func newSCRAMVerifier(password string, salt []byte, iterations int) (*scramVerifier, error) {
+	salted, err := pbkdf2.Key(sha256.New, password, salt, iterations, sha256.Size)
 	if err != nil {
 		return nil, fmt.Errorf("pgwire: scram: %w", err)
 	}
 	clientKey := hmacSHA256(salted, "Client Key")
 	stored := sha256.Sum256(clientKey)
-	return &scramVerifier{salt: salt, storedKey: stored[:], serverKey: hmacSHA256(salted, "Server Key")}, nil
+	return &scramVerifier{salt: salt, iterations: iterations, storedKey: stored[:], serverKey: hmacSHA256(salted, "Server Key")}, nil
+}
+
+// mock is the verifier of a user without a SCRAM secret: a stable fake
+// salt, and keys no proof matches.
+func (sc *scramCache) mock(user string) *scramVerifier {
+	salt := hmacSHA256(sc.mockKey, user)[:scramSaltLen]
+	return &scramVerifier{salt: salt, iterations: scramIterations, storedKey: make([]byte, sha256.Size), serverKey: make([]byte, sha256.Size)}
 }
 
 // verifier returns the verifier of user, or a mock one (ok=false) that no
-// proof matches.
-func (sc *scramCache) verifier(users map[string]string, user string) (v *scramVerifier, ok bool, err error) {
-	password, known := users[user]
-	if !known || password == "" {
-		salt := hmacSHA256(sc.mockKey, user)[:scramSaltLen]
-		return &scramVerifier{salt: salt, storedKey: make([]byte, sha256.Size), serverKey: make([]byte, sha256.Size)}, false, nil
+// proof matches. A stored secret (plain=false) is used as is; a cleartext
+// password (Auth.Users) gets a verifier derived once with a salt chosen
+// at server start.
+func (sc *scramCache) verifier(secret string, plain bool, user string) (v *scramVerifier, ok bool, err error) {
+	if !plain {
+		if v, ok := parseSCRAMVerifier(secret); ok {
+			return v, true, nil
+		}
+		return sc.mock(user), false, nil
+	}
+	password := secret
+	if password == "" {
+		return sc.mock(user), false, nil
 	}
 	key := user + "\x00" + password
 	sc.mu.Lock()
@@ -94,7 +109,7 @@ func (sc *scramCache) verifier(users map[string]string, user string) (v *scramVe
 	if _, err := rand.Read(salt); err != nil {
 		return nil, false, fmt.Errorf("pgwire: scram salt: %w", err)
 	}
-	if v, err = newSCRAMVerifier(password, salt); err != nil {
+	if v, err = newSCRAMVerifier(password, salt, scramIterations); err != nil {
 		return nil, false, err
 	}
 	sc.mu.Lock()
@@ -171,7 +186,11 @@ func (c *conn) authSCRAM(user string) error {
 	if err != nil {
 		return err
 	}
-	v, known, err := c.srv.scram.verifier(c.srv.cfg.Auth.Users, user)
+	secret, plain, err := c.storedPassword(user)
+	if err != nil {
+		return err
+	}
+	v, known, err := c.srv.scram.verifier(secret, plain, user)
 	if err != nil {
 		return err
 	}
@@ -180,7 +199,7 @@ func (c *conn) authSCRAM(user string) error {
 		return fmt.Errorf("pgwire: scram nonce: %w", err)
 	}
 	nonce := cf.nonce + base64.StdEncoding.EncodeToString(snonce)
-	serverFirst := fmt.Sprintf("r=%s,s=%s,i=%d", nonce, base64.StdEncoding.EncodeToString(v.salt), scramIterations)
+	serverFirst := fmt.Sprintf("r=%s,s=%s,i=%d", nonce, base64.StdEncoding.EncodeToString(v.salt), v.iterations)
 	c.send(&pgproto3.AuthenticationSASLContinue{Data: []byte(serverFirst)})
 	if err := c.in.SetAuthType(pgproto3.AuthTypeSASLContinue); err != nil {
 		return fmt.Errorf("BUG: %w", err)

@@ -455,8 +455,8 @@ func undefinedTable(id catalog.TableID) *pgerr.Error {
 }
 
 // CreateTable creates a table. ifNotExists: an existing table is not an
-// error (created=false).
-func (e *Engine) CreateTable(ctx context.Context, id catalog.TableID, sch *schema.Schema, ifNotExists bool) (created bool, err error) {
+// error (created=false). create goes to the catalog (catalog.OwnedBy).
+func (e *Engine) CreateTable(ctx context.Context, id catalog.TableID, sch *schema.Schema, ifNotExists bool, create ...catalog.CreateOption) (created bool, err error) {
 	if _, err := e.cat.Table(ctx, id); err == nil {
 		if ifNotExists {
 			return false, nil
@@ -479,13 +479,13 @@ func (e *Engine) CreateTable(ctx context.Context, id catalog.TableID, sch *schem
 	}
 	var t *Table
 	defer func() { e.releaseOpening(id, ch, t) }()
-	ent, err := e.cat.CreateTable(ctx, id)
+	ent, err := e.cat.CreateTable(ctx, id, create...)
 	if errors.Is(err, catalog.ErrPrefixInUse) {
 		// Leftovers of an earlier table of that name whose DROP was
 		// interrupted after its catalog entry went: no entry references
 		// them, so they are garbage. Clean up and try once more.
 		e.deletePrefix(ctx, catalog.TablePrefix(id))
-		ent, err = e.cat.CreateTable(ctx, id)
+		ent, err = e.cat.CreateTable(ctx, id, create...)
 	}
 	if err != nil {
 		if errors.Is(err, catalog.ErrExists) {

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/bsdb/bsdb-pg/acl"
 	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/pgtypes"
 	"github.com/bsdb/bsdb-pg/pgwire"
@@ -171,11 +172,7 @@ func (s *session) copyTarget(ctx context.Context, spec *copySpec) (*planner.Tabl
 	if spec.rel == nil {
 		return nil, nil, nil, pgerr.New(pgerr.FeatureNotSupported, "COPY FROM needs a table")
 	}
-	id, err := s.resolve(ctx, spec.rel.Schemaname, spec.rel.Relname)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	t, err := s.eng.Table(ctx, id)
+	t, err := s.accessTable(ctx, spec.rel.Schemaname, spec.rel.Relname, acl.Insert)
 	if err != nil {
 		return nil, nil, nil, err
 	}

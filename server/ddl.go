@@ -8,6 +8,7 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/bsdb/bsdb-pg/acl"
 	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/pgtypes"
 	"github.com/bsdb/bsdb-pg/pgwire"
@@ -53,15 +54,24 @@ func (s *session) planCreateTable(ctx context.Context, st *bsql.Statement) (plan
 	if len(sch.Columns) == 0 {
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "tables without columns are not supported")
 	}
+	loc := 0
+	if rv := st.Tree.GetCreateStmt().GetRelation(); rv != nil {
+		loc = int(rv.Location) + 1
+	}
 	return tagOnly("CREATE TABLE", func(ctx context.Context) error {
-		id, err := s.resolve(ctx, ct.Schema, ct.Name)
+		id, a, err := s.lookupTable(ctx, ct.Schema, ct.Name)
+		if err != nil {
+			return pgerr.WithPositionIfNone(err, loc)
+		}
+		// CREATE on the schema, before looking at what exists there.
+		if err := s.requireSchema(ctx, a, id.Schema, acl.Create); err != nil {
+			return pgerr.WithPositionIfNone(err, loc)
+		}
+		created, err := s.eng.CreateTable(ctx, id, sch, ct.IfNotExists, catalog.OwnedBy(s.currentRole))
 		if err != nil {
 			return err
 		}
-		created, err := s.eng.CreateTable(ctx, id, sch, ct.IfNotExists)
-		if err != nil {
-			return err
-		}
+		s.b.sec.forget(tableKey(id))
 		if !created {
 			return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.DuplicateTable, Message: fmt.Sprintf("relation \"%s\" already exists, skipping", ct.Name)})
 		}
@@ -108,11 +118,16 @@ func (s *session) planDropTable(ctx context.Context, st *bsql.Statement) (plan, 
 				}
 				sc, name = names[1], names[2]
 			}
-			id, err := s.resolve(ctx, sc, name)
+			id, a, err := s.lookupTable(ctx, sc, name)
 			if err != nil {
 				return err
 			}
-			if err := s.eng.DropTable(ctx, id); err != nil {
+			err = s.requireTableOwner(ctx, a, id, true)
+			if err == nil {
+				err = s.eng.DropTable(ctx, id)
+				s.b.sec.forget(tableKey(id))
+			}
+			if err != nil {
 				if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.UndefinedTable {
 					if ds.MissingOk {
 						s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.SuccessfulCompletion, Message: fmt.Sprintf("table \"%s\" does not exist, skipping", name)})
@@ -142,11 +157,7 @@ func (s *session) planTruncate(ctx context.Context, st *bsql.Statement) (plan, e
 			if rv == nil {
 				continue
 			}
-			id, err := s.resolve(ctx, rv.Schemaname, rv.Relname)
-			if err != nil {
-				return err
-			}
-			t, err := s.eng.Table(ctx, id)
+			t, err := s.accessTable(ctx, rv.Schemaname, rv.Relname, acl.Truncate)
 			if err != nil {
 				return err
 			}
@@ -170,12 +181,34 @@ func (s *session) planNamespace(ctx context.Context, st *bsql.Statement) (plan, 
 			return nil, errUnsupported("CREATE SCHEMA with schema elements")
 		}
 		return tagOnly("CREATE SCHEMA", func(ctx context.Context) error {
-			err := cat.CreateSchema(ctx, s.db, cs.Schemaname)
+			a, err := s.authz(ctx)
+			if err != nil {
+				return err
+			}
+			if err := s.requireDatabase(ctx, a, s.db, acl.Create); err != nil {
+				return err
+			}
+			owner, name := s.currentRole, cs.Schemaname
+			if cs.Authrole != nil {
+				r, err := s.specRole(a.rs, cs.Authrole)
+				if err != nil {
+					return err
+				}
+				if !a.m.IsMemberOf(a.role, r.OID) {
+					return pgerr.New(pgerr.InsufficientPrivilege, "must be member of role \"%s\"", r.Name)
+				}
+				owner = r.OID
+				if name == "" {
+					name = r.Name
+				}
+			}
+			err = cat.CreateSchema(ctx, s.db, name, catalog.OwnedBy(owner))
+			s.b.sec.forget(schemaKey(s.db, name))
 			if errors.Is(err, catalog.ErrExists) {
 				if cs.IfNotExists {
-					return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.DuplicateSchema, Message: fmt.Sprintf("schema \"%s\" already exists, skipping", cs.Schemaname)})
+					return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.DuplicateSchema, Message: fmt.Sprintf("schema \"%s\" already exists, skipping", name)})
 				}
-				return pgerr.New(pgerr.DuplicateSchema, "schema \"%s\" already exists", cs.Schemaname)
+				return pgerr.New(pgerr.DuplicateSchema, "schema \"%s\" already exists", name)
 			}
 			return err
 		}), nil
@@ -189,6 +222,13 @@ func (s *session) planNamespace(ctx context.Context, st *bsql.Statement) (plan, 
 					if items := obj.GetList().GetItems(); len(items) > 0 {
 						name = nodeString(items[len(items)-1])
 					}
+				}
+				a, err := s.authz(ctx)
+				if err != nil {
+					return err
+				}
+				if o, err := s.b.sec.schema(ctx, s.db, name); err == nil && !a.owns(o.owner) {
+					return errNotOwner("schema", name)
 				}
 				tables, err := s.eng.ListTables(ctx, s.db)
 				if err != nil {
@@ -212,8 +252,10 @@ func (s *session) planNamespace(ctx context.Context, st *bsql.Statement) (plan, 
 					if err := s.eng.DropTable(ctx, e.ID); err != nil {
 						return err
 					}
+					s.b.sec.forget(tableKey(e.ID))
 				}
 				err = cat.DropSchema(ctx, s.db, name, cascade)
+				s.b.sec.forget(schemaKey(s.db, name))
 				if errors.Is(err, catalog.ErrNotFound) {
 					if ds.MissingOk {
 						s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Message: fmt.Sprintf("schema \"%s\" does not exist, skipping", name), Code: pgerr.SuccessfulCompletion})
@@ -233,7 +275,31 @@ func (s *session) planNamespace(ctx context.Context, st *bsql.Statement) (plan, 
 			return nil, pgerr.New(pgerr.ActiveSQLTransaction, "CREATE DATABASE cannot run inside a transaction block")
 		}
 		return tagOnly("CREATE DATABASE", func(ctx context.Context) error {
-			err := cat.CreateDatabase(ctx, cd.Dbname)
+			a, err := s.authz(ctx)
+			if err != nil {
+				return err
+			}
+			if !a.haveCreateDB() {
+				return pgerr.New(pgerr.InsufficientPrivilege, "permission denied to create database")
+			}
+			owner := s.currentRole
+			for _, o := range cd.Options {
+				d := o.GetDefElem()
+				if d == nil || d.Defname != "owner" {
+					continue
+				}
+				r, err := s.specRole(a.rs, &pg_query.RoleSpec{Roletype: pg_query.RoleSpecType_ROLESPEC_CSTRING, Rolename: nodeString(d.Arg)})
+				if err != nil {
+					return err
+				}
+				if !a.m.IsMemberOf(a.role, r.OID) {
+					return pgerr.New(pgerr.InsufficientPrivilege, "must be member of role \"%s\"", r.Name)
+				}
+				owner = r.OID
+			}
+			err = cat.CreateDatabase(ctx, cd.Dbname, catalog.OwnedBy(owner))
+			s.b.sec.forget(dbKey(cd.Dbname))
+			s.b.sec.forget(schemaKey(cd.Dbname, catalog.DefaultSchema))
 			if errors.Is(err, catalog.ErrExists) {
 				return pgerr.New(pgerr.DuplicateDatabase, "database \"%s\" already exists", cd.Dbname)
 			}
@@ -251,9 +317,27 @@ func (s *session) planNamespace(ctx context.Context, st *bsql.Statement) (plan, 
 			return nil, pgerr.New(pgerr.ActiveSQLTransaction, "DROP DATABASE cannot run inside a transaction block")
 		}
 		return tagOnly("DROP DATABASE", func(ctx context.Context) error {
+			a, err := s.authz(ctx)
+			if err != nil {
+				return err
+			}
+			o, err := s.b.sec.database(ctx, dd.Dbname)
+			if errors.Is(err, catalog.ErrNotFound) {
+				if dd.MissingOk {
+					return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.SuccessfulCompletion, Message: fmt.Sprintf("database \"%s\" does not exist, skipping", dd.Dbname)})
+				}
+				return pgerr.New(pgerr.UndefinedDatabase, "database \"%s\" does not exist", dd.Dbname)
+			}
+			if err != nil {
+				return err
+			}
+			if !a.owns(o.owner) {
+				return errNotOwner("database", dd.Dbname)
+			}
 			if dd.Dbname == s.db {
 				return pgerr.New(pgerr.ObjectInUse, "cannot drop the currently open database")
 			}
+			defer s.b.sec.forget(dbKey(dd.Dbname))
 			tables, err := s.eng.ListTables(ctx, dd.Dbname)
 			if err != nil && !errors.Is(err, catalog.ErrNotFound) {
 				return err

@@ -12,6 +12,26 @@
 // -c name=value, --name=value), then the packet's other parameters; a bad
 // one refuses the connection with FATAL.
 //
+// Roles and privileges (security.go, privileges.go, roles.go, grant.go,
+// setrole.go, privfuncs.go): PostgreSQL 15's model over the storage
+// catalog's roles, owners and ACLs. NewSession refuses a user name that is
+// no role, a NOLOGIN role, and a role without CONNECT on the database
+// (FATAL, as InitPostgres), whatever the authentication method; the
+// password methods read the roles' SCRAM verifiers and MD5 hashes
+// (Backend implements pgwire.RoleSource). Every statement that turns a
+// table name into a table goes through accessTable / lookupTable, which
+// check schema USAGE and the table privilege the access needs (SELECT for
+// every table a translation binds, INSERT for a write's target, TRUNCATE),
+// so no path (subqueries, CTEs, COPY, EXPLAIN, cursors, PREPARE/EXECUTE,
+// the extended protocol, a prepared INSERT's cached translation) skips
+// them; a statement only described (Parse, PREPARE) checks USAGE and
+// leaves table privileges to each execution, as PostgreSQL's parse
+// analysis does. DDL checks ownership (table or schema owner for DROP
+// TABLE, schema owner, database owner) and CREATE on the schema or
+// database. Superusers bypass every check. The catalog is cached
+// (security): this server's changes are seen at once, another process's
+// within a second.
+//
 // Transactions: an autocommit write is one WAL transaction, acknowledged when
 // durable. Inside BEGIN ... COMMIT, writes are staged in the planner's mirror
 // (visible to the session only) and handed to the table as one WAL

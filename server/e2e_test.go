@@ -43,6 +43,15 @@ func startServerWith(t testing.TB, dir string, flushInterval time.Duration, setu
 // query threads unless set).
 func startServerConfig(t testing.TB, cfg planner.Config, setup func(*Backend)) *testServer {
 	t.Helper()
+	return startServerAuth(t, cfg, setup, func(*Backend) pgwire.AuthConfig {
+		return pgwire.AuthConfig{Method: "trust", TrustLoopback: true}
+	})
+}
+
+// startServerAuth is startServerConfig with the authentication auth
+// returns for the backend.
+func startServerAuth(t testing.TB, cfg planner.Config, setup func(*Backend), auth func(*Backend) pgwire.AuthConfig) *testServer {
+	t.Helper()
 	if cfg.DataDir == "" {
 		cfg.DataDir = t.TempDir()
 	}
@@ -57,7 +66,7 @@ func startServerConfig(t testing.TB, cfg planner.Config, setup func(*Backend)) *
 	}
 	b := NewBackend(eng, nil)
 	setup(b)
-	srv := pgwire.NewServer(pgwire.Config{Listen: "127.0.0.1:0", ServerVersion: ServerVersion, Auth: pgwire.AuthConfig{Method: "trust", TrustLoopback: true}}, b)
+	srv := pgwire.NewServer(pgwire.Config{Listen: "127.0.0.1:0", ServerVersion: ServerVersion, Auth: auth(b)}, b)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +91,7 @@ func (ts *testServer) stop() {
 }
 
 func (ts *testServer) url() string {
-	return fmt.Sprintf("postgres://tester@%s/postgres?sslmode=disable", ts.addr)
+	return fmt.Sprintf("postgres://postgres@%s/postgres?sslmode=disable", ts.addr)
 }
 
 func (ts *testServer) conn(t testing.TB) *pgx.Conn {

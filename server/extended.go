@@ -64,7 +64,7 @@ func (s *session) Prepare(ctx context.Context, name, query string, paramOIDs []u
 func (s *session) describeStatement(ctx context.Context, p *prepared, declared []uint32) error {
 	switch p.st.Kind {
 	case bsql.KindSelect:
-		b := &binder{s: s, ctx: ctx}
+		b := &binder{s: s, ctx: ctx, describeOnly: true}
 		defer b.release()
 		q, err := bsql.TranslateQuery(p.st.Tree, b, declared)
 		if err != nil {
@@ -77,7 +77,7 @@ func (s *session) describeStatement(ctx context.Context, p *prepared, declared [
 		}
 		p.cols = pgColumns(sp.cols)
 	case bsql.KindInsert:
-		b := &binder{s: s, ctx: ctx}
+		b := &binder{s: s, ctx: ctx, describeOnly: true}
 		defer b.release()
 		ins, err := bsql.TranslateInsert(p.st.Tree, b, declared)
 		if err != nil {
@@ -119,7 +119,7 @@ func (s *session) describeStatement(ctx context.Context, p *prepared, declared [
 	case bsql.KindOther:
 		if d := p.st.Tree.GetDeclareCursorStmt(); d != nil && d.Query.GetSelectStmt() != nil {
 			// DECLARE has no columns but takes its query's parameters.
-			b := &binder{s: s, ctx: ctx}
+			b := &binder{s: s, ctx: ctx, describeOnly: true}
 			defer b.release()
 			q, err := bsql.TranslateQuery(d.Query, b, declared)
 			if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/bsdb/bsdb-pg/acl"
 	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/pgwire"
 	"github.com/bsdb/bsdb-pg/planner"
@@ -44,12 +45,13 @@ func (s *session) planInsert(ctx context.Context, st *bsql.Statement, canon []an
 		b.release()
 		return nil, errUnsupported("INSERT ... ON CONFLICT")
 	}
-	id, err := s.resolve(ctx, ins.Table.Schema, ins.Table.Name)
-	if err != nil {
-		b.release()
-		return nil, err
+	// The target's privileges are checked at every execution, a cached
+	// translation's too: INSERT, and SELECT for RETURNING.
+	want := acl.Insert
+	if ins.Returning != nil {
+		want |= acl.Select
 	}
-	t, err := s.eng.Table(ctx, id)
+	t, err := s.accessTable(ctx, ins.Table.Schema, ins.Table.Name, want)
 	if err != nil {
 		b.release()
 		return nil, err

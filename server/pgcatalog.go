@@ -6,6 +6,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/bsdb/bsdb-pg/acl"
 	"github.com/bsdb/bsdb-pg/pgcatalog"
 	"github.com/bsdb/bsdb-pg/pgerr"
 	bsql "github.com/bsdb/bsdb-pg/sql"
@@ -91,6 +92,16 @@ func (b *binder) lookupSystem(schema, name string) (info *bsql.TableInfo, handle
 	if !ok {
 		return nil, true, pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", schema, name)
 	}
+	if name == "pg_authid" && !b.describeOnly {
+		// It holds the passwords: superusers only, as in PostgreSQL.
+		a, err := b.s.authz(b.ctx)
+		if err != nil {
+			return nil, true, err
+		}
+		if !systemTablePrivilege(a, name, acl.Select) {
+			return nil, true, errPermission("table", name)
+		}
+	}
 	if !b.sysFresh {
 		if err := b.s.ensureCatalog(b.ctx); err != nil {
 			return nil, true, err
@@ -124,13 +135,16 @@ func (s *session) refreshCatalog(ctx context.Context) error {
 }
 
 func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, error) {
-	cat := s.eng.Catalog()
 	snap := &pgcatalog.Snapshot{Database: s.db, User: s.user, SearchPath: s.set.searchPath()}
-	var err error
-	if snap.Databases, err = cat.ListDatabases(ctx); err != nil {
+	rs, err := s.b.sec.snapshot(ctx)
+	if err != nil {
 		return nil, err
 	}
-	if snap.Schemas, err = cat.ListSchemas(ctx, s.db); err != nil {
+	a, err := s.authz(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.snapshotSecurity(ctx, snap, rs, a); err != nil {
 		return nil, err
 	}
 	ents, err := s.eng.ListTables(ctx, s.db)
@@ -142,7 +156,11 @@ func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, err
 		if err != nil {
 			continue // dropped meanwhile
 		}
-		pt := pgcatalog.Table{OID: e.OID, Schema: e.ID.Schema, Name: e.ID.Name, PrimaryKey: t.Schema.PrimaryKey}
+		pt := pgcatalog.Table{OID: e.OID, Schema: e.ID.Schema, Name: e.ID.Name, PrimaryKey: t.Schema.PrimaryKey,
+			Owner: e.Owner, ACL: e.ACL.Format(rs.name)}
+		if a != nil && !a.super() {
+			pt.Restricted, pt.Privileges = true, a.holds(acl.Table, e.Owner, e.ACL)
+		}
 		for _, c := range tableInfo(t).Columns {
 			pt.Columns = append(pt.Columns, pgcatalog.Column{Name: c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod, NotNull: c.NotNull, Default: c.Default})
 		}
@@ -169,4 +187,51 @@ func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, err
 		}
 	}
 	return snap, nil
+}
+
+// snapshotSecurity adds the databases and schemas with their owners and
+// ACLs, the roles and the memberships to a catalog snapshot.
+func (s *session) snapshotSecurity(ctx context.Context, snap *pgcatalog.Snapshot, rs *roleSnap, a *authz) error {
+	for _, r := range rs.stored.Roles {
+		snap.Roles = append(snap.Roles, pgcatalog.Role{OID: r.OID, Name: r.Name, Super: r.Super, Inherit: r.Inherit,
+			CreateRole: r.CreateRole, CreateDB: r.CreateDB, Login: r.Login, Replication: r.Replication, BypassRLS: r.BypassRLS,
+			ConnLimit: r.ConnLimit, Password: r.Password, ValidUntil: r.ValidUntil})
+	}
+	for _, m := range rs.stored.Members {
+		snap.Members = append(snap.Members, pgcatalog.Member{Role: m.Role, Member: m.Member, Grantor: m.Grantor, Admin: m.Admin})
+	}
+	cat := s.eng.Catalog()
+	dbs, err := cat.DatabaseRecords(ctx)
+	if err != nil {
+		return err
+	}
+	snap.DatabaseACL = map[string]pgcatalog.Object{}
+	for _, d := range dbs {
+		snap.Databases = append(snap.Databases, d.Name)
+		snap.DatabaseACL[d.Name] = pgcatalog.Object{Owner: d.Owner, ACL: d.ACL.Format(rs.name)}
+	}
+	schemas, err := cat.SchemaRecords(ctx, s.db)
+	if err != nil {
+		return err
+	}
+	snap.SchemaACL = map[string]pgcatalog.Object{}
+	for _, sc := range schemas {
+		snap.Schemas = append(snap.Schemas, sc.Name)
+		o := pgcatalog.Object{Owner: sc.Owner, ACL: sc.ACL.Format(rs.name)}
+		if !a.super() {
+			o.Restricted, o.Privileges = true, a.holds(acl.Schema, sc.Owner, sc.ACL)
+		}
+		snap.SchemaACL[sc.Name] = o
+	}
+	return nil
+}
+
+// holds is what the role of a holds on an object, for the
+// information_schema views: every privilege when it has the owner's
+// privileges (pg_has_role(owner, 'USAGE')).
+func (a *authz) holds(t acl.ObjectType, owner uint32, list acl.ACL) acl.Mode {
+	if a.owns(owner) {
+		return t.AllRights()
+	}
+	return acl.ObjectMask(t, list, owner, a.role, t.AllRights(), a.m)
 }

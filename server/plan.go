@@ -184,6 +184,7 @@ func (s *session) planTyped(ctx context.Context, st *bsql.Statement, params []an
 				}
 				s.closeCursors()
 				s.deallocateAll()
+				s.resetAuthorization()
 			}
 			return nil
 		}), nil
@@ -193,6 +194,8 @@ func (s *session) planTyped(ctx context.Context, st *bsql.Statement, params []an
 		return s.planExecute(ctx, st, params, formats)
 	case bsql.KindDeallocate:
 		return s.planDeallocate(st)
+	case bsql.KindCreateRole, bsql.KindAlterRole, bsql.KindDropRole, bsql.KindGrant, bsql.KindGrantRole, bsql.KindAlterOwner:
+		return s.planSecurity(st)
 	case bsql.KindUpdate, bsql.KindDelete, bsql.KindSavepoint:
 		return nil, errUnsupported(st.Tag)
 	}

@@ -11,6 +11,7 @@ import (
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
+	"github.com/bsdb/bsdb-pg/acl"
 	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/pgtypes"
 	"github.com/bsdb/bsdb-pg/pgwire"
@@ -42,6 +43,11 @@ type binder struct {
 	// until the translation ends (EndBind): the snapshots of the tables a
 	// statement reads are one cut of the multi-table commits.
 	readLocked bool
+	// describeOnly: the translation only describes a statement (Parse,
+	// PREPARE) that runs later, translated again: as PostgreSQL's parse
+	// analysis, it checks schema USAGE but not table privileges, which
+	// each execution checks.
+	describeOnly bool
 }
 
 var (
@@ -60,12 +66,14 @@ func (b *binder) SchemaExists(name string) bool {
 	return err == nil && slices.Contains(schemas, name)
 }
 
+// LookupTable binds a table the statement reads: SELECT privilege.
 func (b *binder) LookupTable(schemaName, name string) (*bsql.TableInfo, error) {
 	return b.lookup(schemaName, name, (*planner.Table).Bind)
 }
 
 // LookupTableRows binds a table for a statement that reads none of its
 // columns (bsql.RowsCatalog): buffered rows are counted, not mirrored.
+// It still needs SELECT (count(*) reads the table).
 func (b *binder) LookupTableRows(schemaName, name string) (*bsql.TableInfo, error) {
 	return b.lookup(schemaName, name, (*planner.Table).BindRows)
 }
@@ -73,7 +81,7 @@ func (b *binder) LookupTableRows(schemaName, name string) (*bsql.TableInfo, erro
 // lookup resolves a name and binds a table of ours with bind, which the
 // statement holds until release.
 func (b *binder) lookup(schemaName, name string, bind func(*planner.Table, context.Context, []txn.Batch) (*planner.Bound, error)) (*bsql.TableInfo, error) {
-	info, t, err := b.openTable(schemaName, name)
+	info, t, err := b.openTable(schemaName, name, acl.Select)
 	if err != nil || t == nil {
 		return info, err
 	}
@@ -92,24 +100,24 @@ func (b *binder) lookup(schemaName, name string, bind func(*planner.Table, conte
 	return info, nil
 }
 
-// DescribeTable resolves a table for its columns only (an INSERT's target:
-// no snapshot needed).
+// DescribeTable resolves a table for its columns only: the translator
+// calls it for an INSERT's target (no snapshot needed; INSERT privilege).
 func (b *binder) DescribeTable(schemaName, name string) (*bsql.TableInfo, error) {
-	info, _, err := b.openTable(schemaName, name)
+	info, _, err := b.openTable(schemaName, name, acl.Insert)
 	return info, err
 }
 
 // openTable resolves a name: a system relation (t nil, info complete) or
-// one of our tables (t open, info without FromSQL).
-func (b *binder) openTable(schemaName, name string) (info *bsql.TableInfo, t *planner.Table, err error) {
+// one of our tables (t open, info without FromSQL), checking that the
+// session's role holds want on it (privileges.go).
+func (b *binder) openTable(schemaName, name string, want acl.Mode) (info *bsql.TableInfo, t *planner.Table, err error) {
 	if info, handled, err := b.lookupSystem(schemaName, name); handled {
 		return info, nil, err
 	}
-	id, err := b.s.resolve(b.ctx, schemaName, name)
-	if err != nil {
-		return nil, nil, err
+	if b.describeOnly {
+		want = acl.None
 	}
-	if t, err = b.s.eng.Table(b.ctx, id); err != nil {
+	if t, err = b.s.accessTable(b.ctx, schemaName, name, want); err != nil {
 		return nil, nil, err
 	}
 	return tableInfo(t), t, nil

@@ -29,8 +29,10 @@ type Backend struct {
 	// Parquet files instead of the WAL (copy.go); 0 = DefaultCopyDirectBytes,
 	// negative = never.
 	CopyDirectBytes int64
-	start           time.Time
-	mu              sync.Mutex
+	// sec: roles and privileges (security.go).
+	sec   *security
+	start time.Time
+	mu    sync.Mutex
 	// nextTxid counts the transaction ids txid_current hands out.
 	nextTxid atomic.Int64
 	// stmtHits counts queries run from a session's statement cache.
@@ -56,7 +58,7 @@ func NewBackend(eng *planner.Engine, log *slog.Logger) *Backend {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Backend{Eng: eng, Log: log, start: time.Now()}
+	return &Backend{Eng: eng, Log: log, start: time.Now(), sec: newSecurity(eng.Catalog())}
 }
 
 // NewSession implements pgwire.Backend.
@@ -71,10 +73,26 @@ func (b *Backend) serverDefaults() map[string]string {
 	return nil
 }
 
+// NewSession checks, as PostgreSQL's InitPostgres does after
+// authentication: the role exists (FATAL 28000, whatever the
+// authentication method, trust included) and may log in (28000), the
+// database exists (3D000) and accepts connections, and the role has
+// CONNECT on it (42501).
 func (b *Backend) NewSession(ctx context.Context, info pgwire.StartupInfo) (pgwire.Session, error) {
 	db := info.Database
 	if db == "" {
 		db = info.User
+	}
+	rs, err := b.sec.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	role := rs.byName[info.User]
+	if role == nil {
+		return nil, &pgerr.Error{Severity: pgerr.SeverityFatal, Code: pgerr.InvalidAuthorizationSpec, Message: fmt.Sprintf("role \"%s\" does not exist", info.User)}
+	}
+	if !role.Login {
+		return nil, &pgerr.Error{Severity: pgerr.SeverityFatal, Code: pgerr.InvalidAuthorizationSpec, Message: fmt.Sprintf("role \"%s\" is not permitted to log in", info.User)}
 	}
 	dbs, err := b.Eng.Catalog().ListDatabases(ctx)
 	if err != nil {
@@ -97,7 +115,13 @@ func (b *Backend) NewSession(ctx context.Context, info pgwire.StartupInfo) (pgwi
 	if err != nil {
 		return nil, err
 	}
-	s := &session{b: b, eng: b.Eng, info: info, db: db, user: info.User, conn: conn, set: newSettings(info.User, b.serverDefaults())}
+	s := &session{b: b, eng: b.Eng, info: info, db: db, user: info.User, conn: conn, set: newSettings(info.User, b.serverDefaults()),
+		sessionRole: role.OID, currentRole: role.OID, loginRole: role.OID}
+	if err := s.checkConnect(ctx); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	s.set.vals["is_superuser"] = onOff(role.Super)
 	if err := applyStartupSettings(s.set, info.Params); err != nil {
 		conn.Close()
 		return nil, err
@@ -121,10 +145,16 @@ type session struct {
 	eng         *planner.Engine
 	info        pgwire.StartupInfo
 	db          string
-	user        string
-	conn        *sql.Conn
-	set         *settings
-	tx          *txState
+	user        string // the name the client logged in with
+	// sessionRole is session_user's OID (SET SESSION AUTHORIZATION
+	// changes it), currentRole current_user's (SET ROLE): privileges are
+	// checked for currentRole. loginRole is the authenticated role.
+	sessionRole, currentRole, loginRole uint32
+	// roleSet: SET ROLE is in effect (SHOW role names currentRole).
+	roleSet bool
+	conn    *sql.Conn
+	set     *settings
+	tx      *txState
 	// notices queued by the running statement, sent before its completion.
 	notices []*pgerr.Error
 	// pgcat: system catalog state of the connection (pgcatalog.go).
@@ -364,26 +394,15 @@ func (s *session) fail() {
 	}
 }
 
-// tableID resolves a possibly qualified name against the search path.
+// resolve resolves a possibly qualified name against the search path of
+// the session's current role (privileges.go: resolveAs); it does not check
+// that the table exists, nor any privilege.
 func (s *session) resolve(ctx context.Context, schemaName, name string) (catalog.TableID, error) {
-	if schemaName != "" {
-		return catalog.TableID{Database: s.db, Schema: schemaName, Name: name}, nil
+	a, err := s.authz(ctx)
+	if err != nil {
+		return catalog.TableID{}, err
 	}
-	for _, sc := range s.set.searchPath() {
-		id := catalog.TableID{Database: s.db, Schema: sc, Name: name}
-		if s.eng.IsOpen(id) {
-			return id, nil // open tables are in the catalog: no read
-		}
-		if _, err := s.eng.Catalog().Table(ctx, id); err == nil {
-			return id, nil
-		}
-	}
-	sp := s.set.searchPath()
-	first := "public"
-	if len(sp) > 0 {
-		first = sp[0]
-	}
-	return catalog.TableID{Database: s.db, Schema: first, Name: name}, nil
+	return s.resolveAs(ctx, a, schemaName, name)
 }
 
 func (s *session) recoverPanic(err *error) {

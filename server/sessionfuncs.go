@@ -17,8 +17,9 @@ import (
 )
 
 // Session functions: set_config, current_setting, txid_current /
-// pg_current_xact_id, current_schema, current_schemas, current_query
-// (bsql.SessionFunctions). They are DuckDB scalar functions registered
+// pg_current_xact_id, current_schema, current_schemas, current_query, and
+// the privilege functions of privfuncs.go (bsql.SessionFunctions). They are
+// DuckDB scalar functions registered
 // once per DuckDB database (registration is database-wide); each call finds
 // its session in the context of the query that runs it (withSession, set
 // at every statement's entry point and kept by selectPlan.watch), so the
@@ -87,6 +88,17 @@ func registerSessionFuncs(ctx context.Context, db *sql.DB, conn *sql.Conn) error
 		} {
 			if err := duckdb.RegisterScalarUDFSet(conn, bsql.SessionFuncPrefix+f.name, f.fns...); err != nil {
 				sh.err = fmt.Errorf("register %s: %w", f.name, err)
+				return
+			}
+		}
+		privs, err := privFuncSets()
+		if err != nil {
+			sh.err = err
+			return
+		}
+		for name, fns := range privs {
+			if err := duckdb.RegisterScalarUDFSet(conn, bsql.SessionFuncPrefix+name, fns...); err != nil {
+				sh.err = fmt.Errorf("register %s: %w", name, err)
 				return
 			}
 		}
@@ -229,7 +241,9 @@ func (s *session) schemaPath(ctx context.Context) ([]string, error) {
 			p = strings.ToLower(p)
 		}
 		if p == "$user" {
-			p = s.user
+			if rs, err := s.b.sec.snapshot(ctx); err == nil {
+				p = s.currentRoleName(rs)
+			}
 		}
 		if p != "" && exists[p] {
 			out = append(out, p)

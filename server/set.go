@@ -19,6 +19,9 @@ func (s *session) planSet(ctx context.Context, st *bsql.Statement) (plan, error)
 	if vs == nil {
 		return nil, st.Unsupported()
 	}
+	if n := strings.ToLower(vs.Name); n == "role" || n == "session_authorization" {
+		return s.planSetRole(vs), nil
+	}
 	tag := "SET"
 	if vs.Kind == pg_query.VariableSetKind_VAR_RESET || vs.Kind == pg_query.VariableSetKind_VAR_RESET_ALL {
 		tag = "RESET"

@@ -42,6 +42,9 @@ func init() {
 		{name: "standard_conforming_strings", def: "on", reported: true, desc: "Causes '...' strings to treat backslashes literally.", check: oneOf("on")},
 		{name: "is_superuser", def: "on", reported: true, readOnly: true, desc: "Shows whether the current user is a superuser."},
 		{name: "session_authorization", def: "", reported: true, readOnly: true, desc: "Sets the session user name."},
+		// role and session_authorization change only through SET ROLE / SET
+		// SESSION AUTHORIZATION (setrole.go), which check privileges.
+		{name: "role", def: "none", readOnly: true, desc: "Sets the current role."},
 		{name: "server_version", def: ServerVersion, reported: true, readOnly: true, desc: "Shows the server version."},
 		{name: "server_version_num", def: "160004", readOnly: true, desc: "Shows the server version as an integer."},
 		{name: "extra_float_digits", def: "1", desc: "Sets the number of digits displayed for floating-point values.", check: intRange("extra_float_digits", -15, 3)},
@@ -301,6 +304,35 @@ func (s *settings) searchPath() []string {
 			continue
 		}
 		out = append(out, p)
+	}
+	return out
+}
+
+// pathEntry is one entry of search_path: a schema name, or "$user".
+type pathEntry struct {
+	name string
+	user bool
+}
+
+// searchPathEntries lists search_path's entries in order, "$user" kept as
+// such (the session resolves it to its current role).
+func (s *settings) searchPathEntries() []pathEntry {
+	var out []pathEntry
+	for _, p := range strings.Split(s.vals["search_path"], ",") {
+		p = strings.TrimSpace(p)
+		quoted := strings.HasPrefix(p, `"`) && strings.HasSuffix(p, `"`) && len(p) >= 2
+		if quoted {
+			p = strings.ReplaceAll(p[1:len(p)-1], `""`, `"`)
+		} else {
+			p = strings.ToLower(p)
+		}
+		switch {
+		case p == "":
+		case p == "$user":
+			out = append(out, pathEntry{user: true})
+		default:
+			out = append(out, pathEntry{name: p})
+		}
 	}
 	return out
 }

@@ -43,6 +43,12 @@ const (
 	KindExecute
 	KindDeallocate
 	KindDiscard
+	KindCreateRole // CREATE ROLE / USER / GROUP
+	KindAlterRole  // ALTER ROLE / USER / GROUP, ALTER ROLE ... RENAME TO
+	KindDropRole   // DROP ROLE / USER / GROUP
+	KindGrant      // GRANT / REVOKE privileges on objects
+	KindGrantRole  // GRANT / REVOKE role membership
+	KindAlterOwner // ALTER TABLE / SCHEMA / DATABASE ... OWNER TO
 	KindOther
 )
 
@@ -72,6 +78,12 @@ var kindNames = [...]string{
 	KindExecute:        "Execute",
 	KindDeallocate:     "Deallocate",
 	KindDiscard:        "Discard",
+	KindCreateRole:     "CreateRole",
+	KindAlterRole:      "AlterRole",
+	KindDropRole:       "DropRole",
+	KindGrant:          "Grant",
+	KindGrantRole:      "GrantRole",
+	KindAlterOwner:     "AlterOwner",
 	KindOther:          "Other",
 }
 
@@ -304,8 +316,52 @@ func classify(n *pg_query.Node) (Kind, string) {
 			return KindDiscard, "DISCARD SEQUENCES"
 		}
 		return KindDiscard, "DISCARD TEMP"
+	case *pg_query.Node_CreateRoleStmt:
+		return KindCreateRole, "CREATE ROLE"
+	case *pg_query.Node_AlterRoleStmt:
+		return KindAlterRole, "ALTER ROLE"
+	case *pg_query.Node_DropRoleStmt:
+		return KindDropRole, "DROP ROLE"
+	case *pg_query.Node_GrantStmt:
+		if s.GrantStmt.IsGrant {
+			return KindGrant, "GRANT"
+		}
+		return KindGrant, "REVOKE"
+	case *pg_query.Node_GrantRoleStmt:
+		if s.GrantRoleStmt.IsGrant {
+			return KindGrantRole, "GRANT ROLE"
+		}
+		return KindGrantRole, "REVOKE ROLE"
+	case *pg_query.Node_RenameStmt:
+		if s.RenameStmt.RenameType == pg_query.ObjectType_OBJECT_ROLE {
+			return KindAlterRole, "ALTER ROLE"
+		}
+	case *pg_query.Node_AlterOwnerStmt:
+		switch s.AlterOwnerStmt.ObjectType {
+		case pg_query.ObjectType_OBJECT_SCHEMA:
+			return KindAlterOwner, "ALTER SCHEMA"
+		case pg_query.ObjectType_OBJECT_DATABASE:
+			return KindAlterOwner, "ALTER DATABASE"
+		}
+	case *pg_query.Node_AlterTableStmt:
+		if isOwnerChange(s.AlterTableStmt) {
+			return KindAlterOwner, "ALTER TABLE"
+		}
 	}
 	return KindOther, otherTag(n)
+}
+
+// isOwnerChange reports whether an ALTER TABLE only changes the owner.
+func isOwnerChange(at *pg_query.AlterTableStmt) bool {
+	if at.Objtype != pg_query.ObjectType_OBJECT_TABLE || len(at.Cmds) == 0 {
+		return false
+	}
+	for _, c := range at.Cmds {
+		if c.GetAlterTableCmd().GetSubtype() != pg_query.AlterTableType_AT_ChangeOwner {
+			return false
+		}
+	}
+	return true
 }
 
 // otherTag names an unsupported statement the way PostgreSQL's command tag

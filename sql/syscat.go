@@ -123,6 +123,10 @@ var SessionFunctions = map[string]bool{
 	"set_config": true, "current_setting": true, "txid_current": true,
 	"pg_current_xact_id": true, "current_schema": true, "current_schemas": true,
 	"current_query": true,
+	// Roles and privileges: the session's role and the catalog's ACLs.
+	"current_user": true, "session_user": true, "has_table_privilege": true,
+	"has_schema_privilege": true, "has_database_privilege": true, "has_column_privilege": true,
+	"has_any_column_privilege": true, "pg_has_role": true,
 }
 
 func sessionFunc(schema, name string) bool {
@@ -145,9 +149,11 @@ func makeCall(name string, loc int32, args ...*pg_query.Node) *pg_query.Node {
 
 func sqlValueMacro(op pg_query.SQLValueFunctionOp) string {
 	switch op {
-	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg_query.SQLValueFunctionOp_SVFOP_SESSION_USER,
-		pg_query.SQLValueFunctionOp_SVFOP_USER, pg_query.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
-		return pgcatalog.MacroPrefix + "current_user"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg_query.SQLValueFunctionOp_SVFOP_USER,
+		pg_query.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
+		return SessionFuncPrefix + "current_user"
+	case pg_query.SQLValueFunctionOp_SVFOP_SESSION_USER:
+		return SessionFuncPrefix + "session_user"
 	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
 		return pgcatalog.MacroPrefix + "current_database"
 	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:

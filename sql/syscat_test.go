@@ -49,7 +49,9 @@ func TestSystemRewrites(t *testing.T) {
 	cases := []struct{ q, want, col string }{
 		{"SELECT pg_catalog.format_type(23, -1)", "__bsdb_f_format_type(", "format_type"},
 		{"SELECT version()", "__bsdb_f_version()", "version"},
-		{"SELECT current_user", "__bsdb_f_current_user()", "current_user"},
+		{"SELECT current_user", "__bsdb_s_current_user()", "current_user"},
+		{"SELECT session_user", "__bsdb_s_session_user()", "session_user"},
+		{"SELECT has_table_privilege('t', 'select')", "__bsdb_s_has_table_privilege('t', 'select')", "has_table_privilege"},
 		{"SELECT 't'::regclass", "__bsdb_f_regclass_in('t')", "regclass"},
 		{"SELECT c.oid::pg_catalog.regclass FROM pg_class c", "__bsdb_f_regclass_out(c.oid)", "oid"},
 		{"SELECT 't'::regclass::text AS n", "__bsdb_f_regclass_out(__bsdb_f_regclass_in('t'))", "n"},

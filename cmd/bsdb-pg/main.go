@@ -3,8 +3,9 @@
 // Arrow IPC segments for durability.
 //
 // Every setting is a flag and a BSDB_* environment variable (the flag wins);
-// with none it serves 127.0.0.1:5433 on ./bsdb-data, trusting any user name
-// on loopback. Run `bsdb-pg --help` for the list.
+// with none it serves 127.0.0.1:5433 on ./bsdb-data, trusting the roles
+// of its catalog (a fresh one has the superuser "postgres") on loopback.
+// Run `bsdb-pg --help` for the list.
 package main
 
 import (
@@ -68,7 +69,7 @@ func run(args []string) int {
 	nativeGB := def("native-cache-gb", "BSDB_NATIVE_CACHE_GB", "4", "disk budget (GB) of the native cache: committed Parquet files of open tables are also loaded into the query engine's own storage (DATA_DIR/cache), where lookups and aggregations run several times faster; kept across restarts; 0 = off")
 	memLimit := def("memory-limit", "BSDB_MEMORY_LIMIT", "", "query engine memory limit, e.g. 4GB (default: DuckDB's)")
 	auth := def("auth", "BSDB_AUTH", "trust", "authentication: trust (loopback only), password, md5 or scram-sha-256")
-	users := def("users", "BSDB_USERS", "", "user:password[,user:password...] for password authentication")
+	users := def("users", "BSDB_USERS", "", "user:password[,user:password...]: roles created at start if missing (LOGIN SUPERUSER), and the password of those without one")
 	tlsCert := def("tls-cert", "BSDB_TLS_CERT", "", "TLS certificate file (enables SSL)")
 	tlsKey := def("tls-key", "BSDB_TLS_KEY", "", "TLS key file")
 	s3Endpoint := def("s3-endpoint", "BSDB_S3_ENDPOINT", "", "S3 endpoint URL (for S3-compatible servers)")
@@ -174,10 +175,21 @@ func run(args []string) int {
 		return fail("unknown auth method %q (trust, password, md5, scram-sha-256)", *auth)
 	}
 	for _, up := range strings.Split(*users, ",") {
-		if u, p, ok := strings.Cut(strings.TrimSpace(up), ":"); ok {
+		// "user:password", or "user" alone for a role without a password
+		// (trust on loopback).
+		if u, p, _ := strings.Cut(strings.TrimSpace(up), ":"); u != "" {
 			authCfg.Users[u] = p
 		}
 	}
+	backend := server.NewBackend(eng, log)
+	// Roles live in the catalog; BSDB_USERS only creates missing ones
+	// (LOGIN SUPERUSER) and gives a password to those without one.
+	if err := backend.BootstrapUsers(ctx, authCfg.Users); err != nil {
+		eng.Close(context.Background())
+		return fail("BSDB_USERS: %v", err)
+	}
+	authCfg.Users = nil
+	authCfg.Roles = backend
 	pcfg := pgwire.Config{
 		Listen:        *listen,
 		Auth:          authCfg,
@@ -191,7 +203,6 @@ func run(args []string) int {
 		}
 		pcfg.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
-	backend := server.NewBackend(eng, log)
 	if mb := atoi("copy-direct-mb", *copyDirectMB); mb > 0 {
 		backend.CopyDirectBytes = int64(mb) << 20
 	} else {

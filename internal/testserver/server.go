@@ -26,9 +26,10 @@ type Options struct {
 	Env []string
 	// Args are extra command-line arguments.
 	Args []string
-	// User and Database go into URL; default "bsdb" and "postgres" (the
-	// server trusts any user on loopback and creates the database
-	// "postgres" at start, as initdb does).
+	// User and Database go into URL; default "postgres" and "postgres"
+	// (a fresh data directory has the superuser "postgres" and the
+	// database "postgres", as initdb -U postgres makes them; the server
+	// trusts its roles on loopback).
 	User, Database string
 	// Binary is the executable to run; empty means Build(t).
 	Binary string
@@ -83,7 +84,7 @@ func Start(t testing.TB, opts Options) *Server {
 		opts.DataDir = t.TempDir()
 	}
 	if opts.User == "" {
-		opts.User = "bsdb"
+		opts.User = "postgres"
 	}
 	if opts.Database == "" {
 		opts.Database = "postgres"

@@ -100,7 +100,7 @@ func TestStartStopRestart(t *testing.T) {
 	if err := dial(s); err != nil {
 		t.Fatalf("Start returned before the server accepts connections: %v", err)
 	}
-	want := fmt.Sprintf("postgres://bsdb@127.0.0.1:%d/postgres?sslmode=disable", s.Port)
+	want := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", s.Port)
 	if s.URL != want {
 		t.Errorf("URL = %q, want %q", s.URL, want)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bsdb/bsdb-pg/acl"
 	"github.com/bsdb/bsdb-pg/storage/objstore"
 )
 
@@ -48,16 +49,78 @@ type Entry struct {
 	// escaped (see EscapeName).
 	Prefix    string `json:"prefix"`
 	CreatedMS int64  `json:"created_ms"`
+	// Owner is the owning role's OID (relowner); records written before
+	// owners existed read as the bootstrap superuser's.
+	Owner uint32 `json:"owner,omitempty"`
+	// ACL is the table's access control list (relacl); nil = the default.
+	ACL acl.ACL `json:"acl"`
 }
 
-// container is the record of a database or a schema.
-type container struct {
+// Container is the record of a database or a schema. Part of the on-disk
+// format.
+type Container struct {
 	Name      string `json:"name"`
 	Database  string `json:"database,omitempty"` // schemas only
 	CreatedMS int64  `json:"created_ms"`
 	// UUID makes every record unique, so that reading back "our own bytes"
 	// after an ambiguous create can never mistake someone else's record.
 	UUID string `json:"uuid"`
+	// Owner is the owning role's OID (datdba, nspowner); ACL the access
+	// control list (datacl, nspacl), nil = the default. Records written
+	// before owners existed read as owned by the bootstrap superuser, and
+	// schema public as owned by pg_database_owner with initdb's ACL.
+	Owner uint32  `json:"owner,omitempty"`
+	ACL   acl.ACL `json:"acl"`
+}
+
+// normalize fills the owner of a record written before owners existed.
+func (c *Container) normalize() {
+	if c.Owner != 0 {
+		return
+	}
+	if c.Database != "" && c.Name == DefaultSchema {
+		c.Owner = acl.RoleDatabaseOwner
+		if c.ACL == nil {
+			c.ACL = PublicSchemaACL()
+		}
+		return
+	}
+	c.Owner = acl.BootstrapSuperuser
+}
+
+func (e *Entry) normalize() {
+	if e.Owner == 0 {
+		e.Owner = acl.BootstrapSuperuser
+	}
+}
+
+// PublicSchemaACL is the ACL initdb gives schema public in PostgreSQL 15:
+// {pg_database_owner=UC/pg_database_owner,=U/pg_database_owner}.
+func PublicSchemaACL() acl.ACL {
+	o := acl.RoleDatabaseOwner
+	return acl.ACL{{Grantee: o, Grantor: o, Mode: acl.Usage | acl.Create}, {Grantee: acl.Public, Grantor: o, Mode: acl.Usage}}
+}
+
+// CreateOption configures a create.
+type CreateOption func(*createOptions)
+
+type createOptions struct {
+	owner    uint32
+	ownerSet bool
+}
+
+// OwnedBy makes role the owner of the created object (default: the
+// bootstrap superuser).
+func OwnedBy(role uint32) CreateOption {
+	return func(o *createOptions) { o.owner, o.ownerSet = role, true }
+}
+
+func applyCreate(opts []CreateOption) createOptions {
+	o := createOptions{owner: acl.BootstrapSuperuser}
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
 }
 
 // Catalog is the warehouse catalog on an object store. It holds no state:
@@ -80,7 +143,8 @@ func tableSchemaDir(db, s string) string { return tableDir(db) + EscapeName(s) +
 func tableKey(id TableID) string {
 	return tableSchemaDir(id.Database, id.Schema) + EscapeName(id.Name) + ".json"
 }
-func oidKey() string { return root + "oid-counter" }
+func oidKey() string   { return root + "oid-counter" }
+func rolesKey() string { return root + "roles.json" }
 
 // TablePrefix is the key prefix of a table's files.
 func TablePrefix(id TableID) string {
@@ -192,6 +256,9 @@ func (c *Catalog) names(ctx context.Context, dir string) ([]string, error) {
 	sort.Strings(out)
 	return out, nil
 }
+
+// AllocOID hands out a fresh OID (unique in the warehouse, never reused).
+func (c *Catalog) AllocOID(ctx context.Context) (uint32, error) { return c.allocOID(ctx) }
 
 // allocOID takes the next OID from the counter object with a
 // compare-and-swap (PutIfAbsent when the counter does not exist yet).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -93,7 +94,7 @@ func TestTables(t *testing.T) {
 		t.Fatalf("table in a missing schema: %v", err)
 	}
 	got, err := c.Table(ctx, id)
-	if err != nil || *got != *e {
+	if err != nil || !reflect.DeepEqual(got, e) {
 		t.Fatalf("Table = %+v %v, want %+v", got, err, e)
 	}
 	list, _ := c.ListTables(ctx, "app")

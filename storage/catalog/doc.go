@@ -4,11 +4,18 @@
 //
 // # Layout
 //
-//	_catalog/databases/{db}.json             {"name","created_ms","uuid"}
-//	_catalog/schemas/{db}/{schema}.json      {"name","database","created_ms","uuid"}
+//	_catalog/databases/{db}.json             {"name","created_ms","uuid","owner","acl"}
+//	_catalog/schemas/{db}/{schema}.json      {"name","database","created_ms","uuid","owner","acl"}
 //	_catalog/tables/{db}/{schema}/{name}.json  Entry: {"id":{"Database","Schema","Name"},
-//	                                         "uuid","oid","prefix","created_ms"}
+//	                                         "uuid","oid","prefix","created_ms","owner","acl"}
+//	_catalog/roles.json                      Roles: {"roles":[...],"members":[...]}
 //	_catalog/oid-counter                     decimal: the next OID to hand out
+//
+// "owner" is the owning role's OID; "acl" the object's access control list
+// as aclitems with role OIDs ("16384=r*w/10", "=Tc/10" for PUBLIC; package
+// acl), null for the default ACL. Records written before owners existed
+// lack both: they read as owned by the bootstrap superuser (OID 10), and
+// schema public as owned by pg_database_owner with initdb's ACL.
 //
 // Names are escaped into one key segment by EscapeName (ASCII letters,
 // digits, '_' and '-' kept, every other byte %XX): injective, and no name
@@ -31,6 +38,20 @@
 //     at the prefix, so a re-created table never resurrects old rows.
 //   - DropDatabase refuses while the database has tables (ErrNotEmpty);
 //     DropSchema refuses unless cascade, which removes the table entries.
+//   - CreateDatabase writes the new database's public schema record whole,
+//     over any record left by an interrupted DROP of an earlier database of
+//     that name, so old grants never come back.
+//   - Owners and ACLs change with UpdateDatabase / UpdateSchema /
+//     UpdateTable: a compare-and-swap (PutIfMatch) of the one record, rerun
+//     on the new state when another process changed it meanwhile.
+//   - Roles: every role and membership of the warehouse is one object,
+//     changed by compare-and-swap (UpdateRoles): names are unique, a rename
+//     or a membership change is atomic, concurrent changes of several
+//     processes are serialized. Until the first change the warehouse has
+//     the bootstrap superuser "postgres" (OID 10). Passwords are stored as
+//     SCRAM-SHA-256 verifiers or MD5 hashes, never in cleartext. Role OIDs
+//     come from the OID counter; PostgreSQL's predefined roles
+//     (pg_read_all_data, ...) are not stored.
 //
 // Known debt: creating a table races with dropping its schema (the check
 // and the create are two operations), which can leave an entry under a

@@ -9,23 +9,36 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/bsdb/bsdb-pg/acl"
 	"github.com/bsdb/bsdb-pg/storage/objstore"
 )
 
-// CreateDatabase creates a database with its "public" schema.
-func (c *Catalog) CreateDatabase(ctx context.Context, name string) error {
+// CreateDatabase creates a database with its "public" schema (owned by
+// pg_database_owner, with initdb's ACL).
+func (c *Catalog) CreateDatabase(ctx context.Context, name string, opts ...CreateOption) error {
 	if err := checkNames(name); err != nil {
 		return err
 	}
+	o := applyCreate(opts)
 	ms := c.now().UnixMilli()
-	if err := c.create(ctx, dbKey(name), "database "+name, container{Name: name, CreatedMS: ms, UUID: uuid.NewString()}); err != nil {
+	if err := c.create(ctx, dbKey(name), "database "+name, Container{Name: name, CreatedMS: ms, UUID: uuid.NewString(), Owner: o.owner}); err != nil {
 		return err
 	}
-	err := c.create(ctx, schemaKey(name, DefaultSchema), "schema "+DefaultSchema, container{Name: DefaultSchema, Database: name, CreatedMS: ms, UUID: uuid.NewString()})
-	if err != nil && !errors.Is(err, ErrExists) {
-		return err
+	// The database is ours: its public schema is written whole, over any
+	// record left by an interrupted DROP DATABASE of an earlier database
+	// of that name (whose grants must not come back).
+	data, err := json.Marshal(publicSchema(name, ms))
+	if err != nil {
+		return fmt.Errorf("catalog: encode schema public: %w", err)
+	}
+	if err := c.store.Put(ctx, schemaKey(name, DefaultSchema), data); err != nil {
+		return fmt.Errorf("catalog: create schema %s.%s: %w", name, DefaultSchema, err)
 	}
 	return nil
+}
+
+func publicSchema(db string, ms int64) Container {
+	return Container{Name: DefaultSchema, Database: db, CreatedMS: ms, UUID: uuid.NewString(), Owner: acl.RoleDatabaseOwner, ACL: PublicSchemaACL()}
 }
 
 // DropDatabase removes a database and its schemas. It fails with
@@ -66,8 +79,9 @@ func (c *Catalog) ListDatabases(ctx context.Context) ([]string, error) {
 	return c.names(ctx, root+"databases/")
 }
 
-// CreateSchema creates a schema in an existing database.
-func (c *Catalog) CreateSchema(ctx context.Context, db, name string) error {
+// CreateSchema creates a schema in an existing database. Schema public
+// is owned by pg_database_owner unless OwnedBy says otherwise.
+func (c *Catalog) CreateSchema(ctx context.Context, db, name string, opts ...CreateOption) error {
 	if err := checkNames(db, name); err != nil {
 		return err
 	}
@@ -76,7 +90,12 @@ func (c *Catalog) CreateSchema(ctx context.Context, db, name string) error {
 	} else if !ok {
 		return fmt.Errorf("%w: database %s", ErrNotFound, db)
 	}
-	return c.create(ctx, schemaKey(db, name), "schema "+db+"."+name, container{Name: name, Database: db, CreatedMS: c.now().UnixMilli(), UUID: uuid.NewString()})
+	o := applyCreate(opts)
+	rec := Container{Name: name, Database: db, CreatedMS: c.now().UnixMilli(), UUID: uuid.NewString(), Owner: o.owner}
+	if name == DefaultSchema && !o.ownerSet {
+		rec = publicSchema(db, rec.CreatedMS)
+	}
+	return c.create(ctx, schemaKey(db, name), "schema "+db+"."+name, rec)
 }
 
 // DropSchema removes a schema. Without cascade it fails with ErrNotEmpty
@@ -121,7 +140,7 @@ func (c *Catalog) ListSchemas(ctx context.Context, db string) ([]string, error) 
 // prefix. The entry is created with create-if-not-exists: of two processes
 // creating the same table exactly one wins. The OID is allocated first, so a
 // lost race burns one (as in PostgreSQL).
-func (c *Catalog) CreateTable(ctx context.Context, id TableID) (*Entry, error) {
+func (c *Catalog) CreateTable(ctx context.Context, id TableID, opts ...CreateOption) (*Entry, error) {
 	if err := checkNames(id.Database, id.Schema, id.Name); err != nil {
 		return nil, err
 	}
@@ -147,7 +166,7 @@ func (c *Catalog) CreateTable(ctx context.Context, id TableID) (*Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Entry{ID: id, UUID: uuid.NewString(), OID: oid, Prefix: prefix, CreatedMS: c.now().UnixMilli()}
+	e := &Entry{ID: id, UUID: uuid.NewString(), OID: oid, Prefix: prefix, CreatedMS: c.now().UnixMilli(), Owner: applyCreate(opts).owner}
 	if err := c.create(ctx, tableKey(id), "table "+id.String(), e); err != nil {
 		return nil, err
 	}
@@ -180,6 +199,7 @@ func (c *Catalog) Table(ctx context.Context, id TableID) (*Entry, error) {
 	if err := json.Unmarshal(data, &e); err != nil {
 		return nil, fmt.Errorf("catalog: table %s: corrupt entry: %w", id, err)
 	}
+	e.normalize()
 	return &e, nil
 }
 
@@ -202,6 +222,7 @@ func (c *Catalog) ListTables(ctx context.Context, db string) ([]Entry, error) {
 		if err := json.Unmarshal(data, &e); err != nil {
 			return nil, fmt.Errorf("catalog: %s: corrupt entry: %w", i.Key, err)
 		}
+		e.normalize()
 		out = append(out, e)
 	}
 	sort.Slice(out, func(i, j int) bool {
