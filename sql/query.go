@@ -231,6 +231,9 @@ func (tr *translator) finish(n *pg_query.Node, cols []colInfo) (*Query, error) {
 func (tr *translator) deparse(n *pg_query.Node) (string, error) {
 	text, err := deparseNode(n)
 	if err != nil {
+		if _, ok := pgerr.As(err); ok {
+			return "", err // too deep (54001) or malformed (checkDeparsable)
+		}
 		return "", pgerr.Wrap(err, pgerr.InternalError, "cannot deparse rewritten query: %v", err)
 	}
 	// Each placeholder must occur exactly once (as the renamed relation);
