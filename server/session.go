@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -65,10 +66,18 @@ func NewBackend(eng *planner.Engine, log *slog.Logger) *Backend {
 // synchronous_commit=off for every session that does not SET it back on
 // (as synchronous_commit in postgresql.conf).
 func (b *Backend) serverDefaults() map[string]string {
+	m := map[string]string{}
 	if b.Eng != nil && b.Eng.Config().Durability == wal.DurabilityAsync {
-		return map[string]string{"synchronous_commit": "off"}
+		m["synchronous_commit"] = "off"
 	}
-	return nil
+	// The connection limits pgwire enforces (BSDB_MAX_CONNECTIONS).
+	if b.Server != nil {
+		if srv := b.Server(); srv != nil {
+			m["max_connections"] = strconv.Itoa(srv.MaxConnections())
+			m["superuser_reserved_connections"] = strconv.Itoa(srv.ReservedConnections())
+		}
+	}
+	return m
 }
 
 func (b *Backend) NewSession(ctx context.Context, info pgwire.StartupInfo) (pgwire.Session, error) {

@@ -67,6 +67,7 @@ func run(args []string) int {
 	maxConc := def("max-concurrency", "BSDB_MAX_CONCURRENCY", "0", "query engine threads (0 = all cores)")
 	nativeGB := def("native-cache-gb", "BSDB_NATIVE_CACHE_GB", "4", "disk budget (GB) of the native cache: committed Parquet files of open tables are also loaded into the query engine's own storage (DATA_DIR/cache), where lookups and aggregations run several times faster; kept across restarts; 0 = off")
 	memLimit := def("memory-limit", "BSDB_MEMORY_LIMIT", "", "query engine memory limit, e.g. 4GB (default: DuckDB's)")
+	maxConns := def("max-connections", "BSDB_MAX_CONNECTIONS", "100", "max_connections: connections past their startup packet at once (authenticating or in a session); 3 of them are kept for superusers; sockets beyond 2x this + 32 are refused at accept")
 	auth := def("auth", "BSDB_AUTH", "trust", "authentication: trust (loopback only), password, md5 or scram-sha-256")
 	users := def("users", "BSDB_USERS", "", "user:password[,user:password...] for password authentication")
 	tlsCert := def("tls-cert", "BSDB_TLS_CERT", "", "TLS certificate file (enables SSL)")
@@ -125,6 +126,10 @@ func run(args []string) int {
 	if err != nil || nativeCache < 0 {
 		return fail("bad native-cache-gb %q", *nativeGB)
 	}
+	maxConnections := atoi("max-connections", *maxConns)
+	if maxConnections < 1 {
+		return fail("bad max-connections %q (want at least 1)", *maxConns)
+	}
 	switch *parquetDelta {
 	case "on", "true", "1":
 	case "off", "false", "0":
@@ -179,10 +184,11 @@ func run(args []string) int {
 		}
 	}
 	pcfg := pgwire.Config{
-		Listen:        *listen,
-		Auth:          authCfg,
-		ServerVersion: server.ServerVersion,
-		Logger:        log,
+		Listen:         *listen,
+		Auth:           authCfg,
+		ServerVersion:  server.ServerVersion,
+		Logger:         log,
+		MaxConnections: maxConnections,
 	}
 	if *tlsCert != "" {
 		cert, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey)
