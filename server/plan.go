@@ -228,6 +228,7 @@ func (s *session) planExplain(ctx context.Context, st *bsql.Statement, params []
 	if analyze {
 		prefix = "EXPLAIN ANALYZE "
 	}
+	s.detachStream(ctx)
 	rows, err := s.conn.QueryContext(ctx, prefix+q.SQL, params...)
 	if err != nil {
 		return nil, err

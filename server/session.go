@@ -147,6 +147,9 @@ type session struct {
 	fx sessionFuncState
 	// stmts: the DuckDB prepared statements of recent queries (stmtcache.go).
 	stmts stmtCache
+	// stream: the streaming DuckDB result open on conn, if any
+	// (duckstream.go): drained into memory before conn runs anything else.
+	stream *duckStream
 	// broken: a statement panicked; the session ends (recoverPanic).
 	broken bool
 }
@@ -235,6 +238,9 @@ func (s *session) close() {
 	s.closeCursors()
 	if s.tx != nil {
 		s.rollback()
+	}
+	if s.stream != nil {
+		s.stream.close()
 	}
 	s.stmts.clear()
 	s.conn.Close()
