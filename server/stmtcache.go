@@ -38,8 +38,10 @@ import (
 //   - Functions with an effect or a session answer (set_config,
 //     current_setting, ...) are volatile, never folded at prepare time.
 //
-// A cached statement runs one query at a time: while its rows are open (a
-// suspended portal, a cursor), the same text runs unprepared.
+// A cached statement runs one query at a time. Its streaming result is
+// read into memory (duckstream.go) before the connection runs anything
+// else, which gives the statement back; while busy, the same text runs
+// unprepared.
 type stmtCache struct {
 	m    map[string]*cachedStmt
 	seen [stmtCacheSeen]uint64
