@@ -66,6 +66,7 @@ func run(args []string) int {
 	parquetDelta := def("parquet-delta", "BSDB_PARQUET_DELTA", "on", "write integer and time columns that arrive in order (ids, timestamps) with Parquet's DELTA_BINARY_PACKED encoding: smaller files, cheaper COPY; off for Spark on Iceberg before 1.10 with vectorized reads, which cannot decode it")
 	maxConc := def("max-concurrency", "BSDB_MAX_CONCURRENCY", "0", "query engine threads (0 = all cores)")
 	nativeGB := def("native-cache-gb", "BSDB_NATIVE_CACHE_GB", "4", "disk budget (GB) of the native cache: committed Parquet files of open tables are also loaded into the query engine's own storage (DATA_DIR/cache), where lookups and aggregations run several times faster; kept across restarts; 0 = off")
+	nativeReserve := def("native-cache-reserve-gb", "BSDB_NATIVE_CACHE_RESERVE_GB", "", "free disk space (GB) the native cache leaves on its file system: it loads no file that would leave less (default: 1 GB or 5% of the file system, whichever is larger; 0 = none)")
 	memLimit := def("memory-limit", "BSDB_MEMORY_LIMIT", "", "query engine memory limit, e.g. 4GB (default: DuckDB's)")
 	maxConns := def("max-connections", "BSDB_MAX_CONNECTIONS", "100", "max_connections: connections past their startup packet at once (authenticating or in a session); 3 of them are kept for superusers; sockets beyond 2x this + 32 are refused at accept")
 	auth := def("auth", "BSDB_AUTH", "trust", "authentication: trust (loopback only), password, md5 or scram-sha-256")
@@ -126,6 +127,17 @@ func run(args []string) int {
 	if err != nil || nativeCache < 0 {
 		return fail("bad native-cache-gb %q", *nativeGB)
 	}
+	var nativeReserveBytes int64 // 0: the planner's default
+	if *nativeReserve != "" {
+		gb, err := strconv.ParseFloat(*nativeReserve, 64)
+		if err != nil || gb < 0 {
+			return fail("bad native-cache-reserve-gb %q", *nativeReserve)
+		}
+		nativeReserveBytes = int64(gb * (1 << 30))
+		if nativeReserveBytes == 0 {
+			nativeReserveBytes = -1 // none
+		}
+	}
 	maxConnections := atoi("max-connections", *maxConns)
 	if maxConnections < 1 {
 		return fail("bad max-connections %q (want at least 1)", *maxConns)
@@ -138,20 +150,21 @@ func run(args []string) int {
 		return fail("bad parquet-delta %q (want on or off)", *parquetDelta)
 	}
 	cfg := planner.Config{
-		NativeCacheBytes: int64(nativeCache * (1 << 30)),
-		DataDir:          *dataDir,
-		Warehouse:        *warehouse,
-		WALDir:           *walDir,
-		Durability:       dur,
-		SyncBatchSize:    atoi("wal-sync-batch-size", *syncBatch),
-		SyncInterval:     time.Duration(atoi("wal-sync-interval-ms", *syncInterval)) * time.Millisecond,
-		CompactBytes:     int64(atoi("wal-compact-mb", *compactMB)) << 20,
-		WALPreallocate:   walPreallocate(atoi("wal-preallocate-mb", *preallocMB)),
-		FlushBytes:       int64(gb * (1 << 30)),
-		FlushInterval:    time.Duration(atoi("flush-interval-ms", *flushMS)) * time.Millisecond,
-		MaxConcurrency:   atoi("max-concurrency", *maxConc),
-		MemoryLimit:      *memLimit,
-		Logger:           log,
+		NativeCacheBytes:        int64(nativeCache * (1 << 30)),
+		NativeCacheReserveBytes: nativeReserveBytes,
+		DataDir:                 *dataDir,
+		Warehouse:               *warehouse,
+		WALDir:                  *walDir,
+		Durability:              dur,
+		SyncBatchSize:           atoi("wal-sync-batch-size", *syncBatch),
+		SyncInterval:            time.Duration(atoi("wal-sync-interval-ms", *syncInterval)) * time.Millisecond,
+		CompactBytes:            int64(atoi("wal-compact-mb", *compactMB)) << 20,
+		WALPreallocate:          walPreallocate(atoi("wal-preallocate-mb", *preallocMB)),
+		FlushBytes:              int64(gb * (1 << 30)),
+		FlushInterval:           time.Duration(atoi("flush-interval-ms", *flushMS)) * time.Millisecond,
+		MaxConcurrency:          atoi("max-concurrency", *maxConc),
+		MemoryLimit:             *memLimit,
+		Logger:                  log,
 		S3: objstore.S3Config{
 			Endpoint: *s3Endpoint, Region: *s3Region, AccessKey: *s3Key, SecretKey: *s3Secret, PathStyle: *s3Endpoint != "",
 		},
