@@ -344,6 +344,9 @@ func (s *session) decorate(ctx context.Context, err error, st *bsql.Statement) e
 	if errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled) {
 		return pgerr.New(pgerr.QueryCanceled, "canceling statement due to user request")
 	}
+	if e := s.b.diskFullError(err); e != nil {
+		return e
+	}
 	if st == nil {
 		if _, ok := pgerr.As(err); ok {
 			return err
