@@ -37,8 +37,16 @@ import (
 // go:linkname: DataChunk.initFromDuckDataChunk (the driver's own
 // conversion of a chunk's values into the Go values database/sql would
 // give) and Conn.setContext (the context DuckDB-side Go functions, the
-// session functions, see while a chunk is produced). A duckdb-go upgrade
+// session functions, find while the query runs). A duckdb-go upgrade
 // that changes them fails the build or the init check, not a query.
+//
+// A query that calls a session function (set_config, current_setting,
+// txid_current, ...: bsql.SessionFuncPrefix in its text) is read to its end
+// before its first row is sent, as all queries were before: DuckDB's worker
+// threads run a streaming query between fetches, and these functions read
+// and change the session's state (settings, statement counter) that the
+// session's goroutine uses meanwhile. Such queries are small in practice
+// (catalog and settings queries).
 //
 // One stream per connection: DuckDB closes a connection's open streaming
 // result when that connection runs anything else (a query, a prepare, a
@@ -91,6 +99,11 @@ type duckStream struct {
 	release func() // gives st back to the statement cache, or closes it
 	ctx     context.Context
 	cancel  context.CancelFunc
+	// unsetCtx removes ctx from the connection's context store, where it
+	// stays while the query runs: DuckDB's worker threads go on with a
+	// streaming query between fetches, and a session function they call
+	// finds its session there.
+	unsetCtx func()
 
 	res   mapping.Result
 	live  bool // res is an open DuckDB result
@@ -110,6 +123,7 @@ type duckStream struct {
 func (s *session) startStream(ctx context.Context, dc *duckdb.Conn, st *duckdb.Stmt, release func(), args []any) (*duckStream, error) {
 	d := &duckStream{s: s, dc: dc, st: st, release: release}
 	d.ctx, d.cancel = context.WithCancel(ctx)
+	d.unsetCtx = duckSetContext(dc, d.ctx)
 	nargs, err := namedArgs(dc, args)
 	if err == nil {
 		err = st.BindWithCtx(ctx, nargs)
@@ -134,6 +148,7 @@ func (s *session) startStream(ctx context.Context, dc *duckdb.Conn, st *duckdb.S
 		})
 	}
 	if err != nil {
+		d.unsetCtx()
 		d.cancel()
 		release()
 		return nil, err
@@ -165,14 +180,12 @@ func resultError(res *mapping.Result) error {
 }
 
 // call runs fn, a DuckDB call that executes the query, with the stream's
-// context visible to DuckDB-side Go functions and its cancellation turned
-// into DuckDB interrupts for as long as fn runs, and no longer: a late
-// interrupt would stop the connection's next query.
+// cancellation turned into DuckDB interrupts for as long as fn runs, and no
+// longer: a late interrupt would stop the connection's next query.
 func (d *duckStream) call(fn func() error) error {
 	if err := d.ctx.Err(); err != nil {
 		return err
 	}
-	defer duckSetContext(d.dc, d.ctx)()
 	var mu sync.Mutex
 	finished := false
 	done := make(chan struct{})
@@ -282,6 +295,10 @@ func (d *duckStream) closeResult() {
 		d.release()
 		d.release = nil
 	}
+	if d.unsetCtx != nil {
+		d.unsetCtx()
+		d.unsetCtx = nil
+	}
 	d.cancel()
 	if d.s.stream == d {
 		d.s.stream = nil
@@ -289,11 +306,13 @@ func (d *duckStream) closeResult() {
 }
 
 // drain reads the rest of the result into memory (the connection is about
-// to run something else); ctx is the statement that needs the connection.
-// An error of the query is kept for after the held rows.
+// to run something else, or the query calls session functions: see
+// queryDuck); ctx is the statement that needs it. An error of the query is
+// kept for after the held rows.
 func (d *duckStream) drain(ctx context.Context) {
 	if !d.live && d.size == 0 {
 		d.closeResult()
+		d.drained = true
 		return
 	}
 	stop := context.AfterFunc(ctx, d.cancel)

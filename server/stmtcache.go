@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"hash/maphash"
+	"strings"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
+
+	bsql "github.com/bsdb/bsdb-pg/sql"
 )
 
 // The statement cache keeps a session's DuckDB prepared statements by the
@@ -66,8 +69,19 @@ var stmtSeed = maphash.MakeSeed()
 
 // queryDuck runs a query on the session's DuckDB connection, through the
 // statement cache, as a streaming result (duckstream.go). A stream still
-// open on the connection is drained first.
+// open on the connection is drained first; a query calling session
+// functions is read to its end at once.
 func (s *session) queryDuck(ctx context.Context, q string, args []any) (*duckStream, error) {
+	d, err := s.startQuery(ctx, q, args)
+	if err == nil && strings.Contains(q, bsql.SessionFuncPrefix) {
+		s.stream = nil
+		d.drain(ctx)
+	}
+	return d, err
+}
+
+// startQuery starts q as a streaming result.
+func (s *session) startQuery(ctx context.Context, q string, args []any) (*duckStream, error) {
 	s.detachStream(ctx)
 	var dc *duckdb.Conn
 	if err := s.conn.Raw(func(c any) error {

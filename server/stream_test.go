@@ -357,3 +357,26 @@ func TestStreamingTimeoutAndCancel(t *testing.T) {
 		t.Fatalf("after the cancel: %v", got)
 	}
 }
+
+// Session functions (set_config, current_setting, txid_current) in a large
+// result: DuckDB's worker threads call them while the query runs, and they
+// see their session and its settings; set_config's effect is the last
+// row's. (Such a query is read to its end before its rows are sent: the
+// functions touch the session's state.)
+func TestStreamingSessionFunctions(t *testing.T) {
+	ts := startServer(t, "")
+	c := ts.conn(t)
+	mustExec(t, c, "SET application_name = 'streamer'")
+	got := queryStrings(t, c, "SELECT count(*), count(DISTINCT s), min(s), count(DISTINCT x) FROM "+
+		"(SELECT current_setting('application_name') AS s, txid_current() AS x, i FROM generate_series(1, 300000) g(i)) q")
+	if strings.Join(got, " ") != "300000|1|streamer|1" {
+		t.Fatalf("current_setting and txid_current over 300000 rows: %v", got)
+	}
+	rows := queryStrings(t, c, "SELECT set_config('bsdb.n', i::text, false) FROM generate_series(1, 300000) g(i)")
+	if len(rows) != 300000 || rows[len(rows)-1] != "300000" {
+		t.Fatalf("set_config over 300000 rows: %d rows, last %v", len(rows), rows[len(rows)-1:])
+	}
+	if got := queryStrings(t, c, "SELECT current_setting('bsdb.n')"); got[0] != "300000" {
+		t.Fatalf("bsdb.n = %v, want 300000", got)
+	}
+}
