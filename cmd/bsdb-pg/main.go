@@ -150,25 +150,25 @@ func run(args []string) int {
 		return fail("bad parquet-delta %q (want on or off)", *parquetDelta)
 	}
 	cfg := planner.Config{
-		NativeCacheBytes:        int64(nativeCache * (1 << 30)),
-		NativeCacheReserveBytes: nativeReserveBytes,
-		DataDir:                 *dataDir,
-		Warehouse:               *warehouse,
-		WALDir:                  *walDir,
-		Durability:              dur,
-		SyncBatchSize:           atoi("wal-sync-batch-size", *syncBatch),
-		SyncInterval:            time.Duration(atoi("wal-sync-interval-ms", *syncInterval)) * time.Millisecond,
-		CompactBytes:            int64(atoi("wal-compact-mb", *compactMB)) << 20,
-		WALPreallocate:          walPreallocate(atoi("wal-preallocate-mb", *preallocMB)),
-		FlushBytes:              int64(gb * (1 << 30)),
-		FlushInterval:           time.Duration(atoi("flush-interval-ms", *flushMS)) * time.Millisecond,
-		MaxConcurrency:          atoi("max-concurrency", *maxConc),
-		MemoryLimit:             *memLimit,
-		Logger:                  log,
+		NativeCacheBytes: int64(nativeCache * (1 << 30)),
+		DataDir:          *dataDir,
+		Warehouse:        *warehouse,
+		WALDir:           *walDir,
+		Durability:       dur,
+		SyncBatchSize:    atoi("wal-sync-batch-size", *syncBatch),
+		SyncInterval:     time.Duration(atoi("wal-sync-interval-ms", *syncInterval)) * time.Millisecond,
+		CompactBytes:     int64(atoi("wal-compact-mb", *compactMB)) << 20,
+		WALPreallocate:   walPreallocate(atoi("wal-preallocate-mb", *preallocMB)),
+		FlushBytes:       int64(gb * (1 << 30)),
+		FlushInterval:    time.Duration(atoi("flush-interval-ms", *flushMS)) * time.Millisecond,
+		MaxConcurrency:   atoi("max-concurrency", *maxConc),
+		MemoryLimit:      *memLimit,
+		Logger:           log,
 		S3: objstore.S3Config{
 			Endpoint: *s3Endpoint, Region: *s3Region, AccessKey: *s3Key, SecretKey: *s3Secret, PathStyle: *s3Endpoint != "",
 		},
 	}
+	cfg.NativeCacheReserveBytes = nativeReserveBytes
 	if *pprofAddr != "" {
 		go func() {
 			if err := http.ListenAndServe(*pprofAddr, nil); err != nil {
