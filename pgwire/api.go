@@ -27,6 +27,15 @@ type Backend interface {
 	NewSession(ctx context.Context, info StartupInfo) (Session, error)
 }
 
+// SuperuserChecker is an optional Backend capability: IsSuperuser reports
+// whether an authenticated user is a superuser, for the connection slots
+// Config.ReservedConnections keeps for superusers. With a Backend that
+// lacks it every user counts as a superuser (no one is refused for the
+// reserve).
+type SuperuserChecker interface {
+	IsSuperuser(user string) bool
+}
+
 // Session is the SQL layer's half of one connection. pgwire calls its
 // methods from one goroutine at a time, in wire order.
 type Session interface {

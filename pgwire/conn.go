@@ -40,6 +40,7 @@ type conn struct {
 
 	pid    uint32
 	secret [4]byte
+	slot   bool        // holds a Config.MaxConnections slot; guarded by Server.mu
 	info   StartupInfo // written once under mu during startup
 	sess   Session
 	start  time.Time

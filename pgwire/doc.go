@@ -41,6 +41,23 @@
 //  5. End: Terminate, EOF, a FATAL error or Shutdown. Portals, statements
 //     and then the Session are closed exactly once.
 //
+// # Connection limits
+//
+// As in PostgreSQL (server.go): a connection takes one of
+// Config.MaxConnections slots (max_connections) once its startup packet is
+// in, before authentication, and holds it until it closes; with none free
+// it gets FATAL 53300 "sorry, too many clients already" instead of an
+// authentication request. A client stalled in authentication holds its
+// slot until AuthTimeout. After authentication, a user that is not a
+// superuser (SuperuserChecker) is refused with FATAL 53300 "remaining
+// connection slots are reserved for non-replication superuser
+// connections" when fewer than Config.ReservedConnections slots would stay
+// free. Sockets that have not sent a startup packet hold no slot (SSL and
+// cancel requests come first), but each holds a descriptor until
+// AuthTimeout: past Config.MaxSockets the accept loop writes the FATAL
+// 53300 to a new socket and closes it at once, so idle sockets cannot
+// exhaust the process's file descriptors.
+//
 // # Commands and results
 //
 // Query runs Session.SimpleQuery and always ends with ReadyForQuery; the

@@ -47,13 +47,19 @@ func startServer(t testing.TB, cfg Config, b *testBackend) *testServer {
 	if b == nil {
 		b = newTestBackend()
 	}
+	return startServerBackend(t, cfg, b, b)
+}
+
+// startServerBackend serves be, a Backend wrapping the test backend b.
+func startServerBackend(t testing.TB, cfg Config, be Backend, b *testBackend) *testServer {
+	t.Helper()
 	logs := &syncBuffer{}
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := &testServer{srv: NewServer(cfg, b), b: b, addr: ln.Addr().String(), logs: logs, done: make(chan error, 1)}
+	ts := &testServer{srv: NewServer(cfg, be), b: b, addr: ln.Addr().String(), logs: logs, done: make(chan error, 1)}
 	go func() { ts.done <- ts.srv.Serve(ln) }()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/bsdb/bsdb-pg/pgerr"
 )
 
 // ErrServerClosed is returned by Serve and ListenAndServe after Shutdown.
@@ -45,6 +47,10 @@ type Server struct {
 		byPID     map[uint32]*conn   // connections that sent BackendKeyData
 		nextPID   uint32
 		closing   bool
+		sockets   int // accepted sockets not yet closed (Config.MaxSockets)
+		slots     int // connections holding a slot (Config.MaxConnections)
+		refused   int // sockets refused at accept since the last log line
+		refusedAt time.Time
 	}
 }
 
@@ -117,8 +123,13 @@ func (s *Server) Serve(ln net.Listener) error {
 			return fmt.Errorf("pgwire: accept: %w", err)
 		}
 		backoff = 0
+		if !s.admitSocket() {
+			s.refuseSocket(nc)
+			continue
+		}
 		c := newConn(s, nc)
 		if !s.track(c) {
+			s.socketClosed()
 			nc.Close()
 			return ErrServerClosed
 		}
@@ -166,6 +177,92 @@ func (s *Server) untrack(c *conn) {
 	if s.mu.byPID[c.pid] == c {
 		delete(s.mu.byPID, c.pid)
 	}
+	if c.slot {
+		c.slot = false
+		s.mu.slots--
+	}
+	s.mu.sockets--
+}
+
+// tooManyClients is PostgreSQL's FATAL when no connection slot is free.
+func tooManyClients() *pgerr.Error {
+	return &pgerr.Error{Severity: pgerr.SeverityFatal, Code: codeTooManyConnections, Message: "sorry, too many clients already"}
+}
+
+// codeTooManyConnections is SQLSTATE too_many_connections.
+const codeTooManyConnections = "53300"
+
+// admitSocket counts a new socket, or reports that Config.MaxSockets are
+// open already.
+func (s *Server) admitSocket() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mu.sockets >= s.cfg.MaxSockets {
+		s.mu.refused++
+		return false
+	}
+	s.mu.sockets++
+	return true
+}
+
+func (s *Server) socketClosed() {
+	s.mu.Lock()
+	s.mu.sockets--
+	s.mu.Unlock()
+}
+
+// refuseSocket answers a socket past Config.MaxSockets with the FATAL and
+// closes it at once, on the accept loop: it costs no goroutine, and a new
+// socket's empty send buffer takes the message without waiting (the
+// deadline is for a peer that already vanished). PostgreSQL sends the same
+// error, after reading the startup packet, from a child it forks for it.
+func (s *Server) refuseSocket(nc net.Conn) {
+	_ = nc.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
+	if b, err := errorResponse(tooManyClients()).Encode(nil); err == nil {
+		_, _ = nc.Write(b)
+	}
+	nc.Close()
+	// One log line per second at most: a flood must not flood the log.
+	s.mu.Lock()
+	n, now := s.mu.refused, time.Now()
+	if now.Sub(s.mu.refusedAt) < time.Second {
+		n = 0
+	} else {
+		s.mu.refused, s.mu.refusedAt = 0, now
+	}
+	s.mu.Unlock()
+	if n > 0 {
+		s.log.Warn("pgwire: too many sockets open; refusing new ones", "refused", n, "max_sockets", s.cfg.MaxSockets)
+	}
+}
+
+// takeSlot gives c one of the Config.MaxConnections slots, if one is free.
+func (s *Server) takeSlot(c *conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mu.slots >= s.cfg.MaxConnections {
+		return false
+	}
+	s.mu.slots++
+	c.slot = true
+	return true
+}
+
+// reservedForSuperusers reports whether the slot c holds is one of those
+// kept for superusers (PostgreSQL's check after authentication: fewer than
+// superuser_reserved_connections slots would remain free).
+func (s *Server) reservedForSuperusers(user string) bool {
+	if s.cfg.ReservedConnections <= 0 {
+		return false
+	}
+	s.mu.Lock()
+	free := s.cfg.MaxConnections - s.mu.slots
+	s.mu.Unlock()
+	if free >= s.cfg.ReservedConnections {
+		return false
+	}
+	sc, ok := s.backend.(SuperuserChecker)
+	return ok && !sc.IsSuperuser(user)
 }
 
 // assignPID gives c a pid unique among live connections and registers it

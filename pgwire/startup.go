@@ -201,6 +201,13 @@ func (c *conn) startupLocked() bool {
 	if db == "" {
 		db = user
 	}
+	// PostgreSQL takes the backend's slot once the startup packet is in,
+	// before authentication (InitProcess): a client that never
+	// authenticates holds it until authentication_timeout.
+	if !c.srv.takeSlot(c) {
+		c.sendError(tooManyClients())
+		return false
+	}
 	c.in = pgproto3.NewBackend(c.rd, nil)
 	c.in.SetMaxBodyLen(maxAuthMessageSize)
 	if err := c.authenticate(user, db); err != nil {
@@ -209,6 +216,12 @@ func (c *conn) startupLocked() bool {
 	}
 	c.in.SetMaxBodyLen(c.srv.cfg.MaxMessageSize)
 	c.send(&pgproto3.AuthenticationOk{})
+	if c.srv.reservedForSuperusers(user) {
+		// After AuthenticationOk, as from PostgreSQL (InitPostgres).
+		c.sendError(&pgerr.Error{Severity: pgerr.SeverityFatal, Code: codeTooManyConnections,
+			Message: "remaining connection slots are reserved for non-replication superuser connections"})
+		return false
+	}
 
 	if _, err := rand.Read(c.secret[:]); err != nil {
 		c.startupFailed(fmt.Errorf("pgwire: cancel key: %w", err))

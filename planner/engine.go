@@ -47,7 +47,12 @@ type Config struct {
 	// NativeCacheBytes bounds the native cache of committed data files
 	// (filecache.go); 0 = off.
 	NativeCacheBytes int64
-	Logger           *slog.Logger
+	// NativeCacheReserveBytes is the free space the native cache leaves on
+	// its file system: it loads no file that would leave less
+	// (filecache.go). 0 = the larger of 1 GB and 5% of the file system;
+	// negative = none.
+	NativeCacheReserveBytes int64
+	Logger                  *slog.Logger
 	// DefaultDatabase is created at start if missing.
 	DefaultDatabase string
 }

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/bsdb/bsdb-pg/storage/vfs"
 	"github.com/bsdb/bsdb-pg/txn"
 )
 
@@ -30,6 +31,15 @@ import (
 // transaction as their rows; a cache that cannot be opened is deleted and
 // refilled. It is bounded (Config.NativeCacheBytes, estimated as 3x the
 // Parquet bytes; files beyond it are read from Parquet).
+//
+// Disk space: the cache must never be what fills the disk. Before loading a
+// file the loader checks the free space of the cache's file system: the
+// file is loaded only if what it needs (its uncompressed bytes, which
+// DuckDB's write-ahead log holds until a checkpoint, plus its charge)
+// leaves at least the reserve free (Config.NativeCacheReserveBytes;
+// default the larger of 1 GB and 5% of the file system). Below it the
+// loader stops (logged once) and looks again later; space an operator
+// frees on a full disk is not taken back by the cache.
 //
 // Consistency: a file is marked loaded only after its INSERT committed in
 // DuckDB, and a statement decides at bind time, so it reads a file from
@@ -72,11 +82,20 @@ func (e *Engine) attachCache(ctx context.Context) error {
 		}
 		return err
 	}
+	noSpace := func(err error) bool {
+		return strings.Contains(strings.ToLower(err.Error()), "no space left on device")
+	}
 	if err := attach(); err != nil {
 		if strings.Contains(strings.ToLower(err.Error()), "lock") {
 			// Another server on this data directory has it open: this
 			// one reads Parquet only.
 			e.log.Info("native cache: in use by another process on this data directory; this one runs without it", "path", path)
+			return nil
+		}
+		if noSpace(err) {
+			// A full disk must not keep the server from starting, nor
+			// cost the cache: it is opened again at the next start.
+			e.log.Warn("native cache: no disk space to open it; running without it", "path", path, "err", err)
 			return nil
 		}
 		e.log.Warn("native cache: cannot open it; starting an empty one", "path", path, "err", err)
@@ -86,6 +105,10 @@ func (e *Engine) attachCache(ctx context.Context) error {
 			}
 		}
 		if err := attach(); err != nil {
+			if noSpace(err) {
+				e.log.Warn("native cache: no disk space to create it; running without it", "path", path, "err", err)
+				return nil
+			}
 			return fmt.Errorf("native cache: %w", err)
 		}
 	}
@@ -155,11 +178,71 @@ type fileCache struct {
 	next    int32
 	created bool
 
-	running atomic.Bool
-	kick    chan struct{}
-	stop    chan struct{}
-	done    chan struct{}
-	warned  atomic.Bool
+	running  atomic.Bool
+	kick     chan struct{}
+	stop     chan struct{}
+	done     chan struct{}
+	warned   atomic.Bool
+	lowSpace atomic.Bool // loading stopped at the disk space reserve
+}
+
+// defaultCacheReserve is the least free space the cache leaves by default
+// (or 5% of the file system, if more).
+const defaultCacheReserve = 1 << 30
+
+// cacheSpaceRetry is how long a loader stopped by the reserve waits before
+// it looks at the free space again (tests shorten it).
+var cacheSpaceRetry = 30 * time.Second
+
+// diskSpace reports a file system's free and total bytes (tests replace it).
+var diskSpace = vfs.DiskSpace
+
+// errCacheNoSpace: a load would leave less than the reserve free.
+var errCacheNoSpace = errors.New("native cache: free disk space at the reserve")
+
+// cacheReserve is the free space the cache leaves on a file system of
+// total bytes.
+func (e *Engine) cacheReserve(total int64) int64 {
+	switch r := e.cfg.NativeCacheReserveBytes; {
+	case r > 0:
+		return r
+	case r < 0:
+		return 0
+	}
+	return max(defaultCacheReserve, total/20)
+}
+
+// cacheRoom reports whether the cache may take need more bytes of disk.
+func (t *Table) cacheRoom(need int64) bool {
+	avail, total, err := diskSpace(t.eng.cache)
+	if err != nil {
+		return true // unknown here: the budget alone bounds the cache
+	}
+	reserve := t.eng.cacheReserve(total)
+	c := t.cache
+	if avail-need >= reserve {
+		if c.lowSpace.CompareAndSwap(true, false) {
+			t.eng.log.Info("native cache: loading again, the disk has room", "table", t.ID.Name, "free_bytes", avail, "reserve_bytes", reserve)
+		}
+		return true
+	}
+	if !c.lowSpace.Swap(true) {
+		t.eng.log.Warn("native cache: not loading, the disk is at the space the cache leaves free; files are read from Parquet meanwhile",
+			"table", t.ID.Name, "free_bytes", avail, "needed_bytes", need, "reserve_bytes", reserve)
+	}
+	return false
+}
+
+// loadNeed estimates the disk a file's load takes: its rows uncompressed
+// (in DuckDB's write-ahead log until a checkpoint) and their compressed
+// copy (charge).
+func (t *Table) loadNeed(ctx context.Context, local string, charge int64) int64 {
+	var raw int64
+	err := t.eng.db.QueryRowContext(ctx, "SELECT coalesce(sum(total_uncompressed_size), 0)::BIGINT FROM parquet_metadata(?)", local).Scan(&raw)
+	if err != nil {
+		return charge
+	}
+	return raw + charge
 }
 
 type cachedFile struct {
@@ -274,6 +357,18 @@ func (t *Table) cacheLoader() {
 				// it): closeCache follows; nothing failed.
 				return
 			}
+			if errors.Is(err, errCacheNoSpace) {
+				// Logged by cacheRoom; look again later, or at the next
+				// commit.
+				select {
+				case <-c.stop:
+					return
+				case <-c.kick:
+				case <-time.After(cacheSpaceRetry):
+				}
+				c.wake()
+				continue
+			}
 			t.eng.log.Warn("native cache: loading failed; the table is read from its Parquet files", "table", t.ID.Name, "err", err)
 			select {
 			case <-c.stop:
@@ -359,6 +454,10 @@ func (t *Table) syncCache() error {
 				t.eng.log.Info("native cache full: further files of this table are read from Parquet", "table", t.ID.Name, "budget_bytes", t.eng.cfg.NativeCacheBytes)
 			}
 			continue
+		}
+		if !t.cacheRoom(t.loadNeed(ctx, local, charge)) {
+			t.eng.cacheUsed.Add(-charge)
+			return errCacheNoSpace
 		}
 		// The rows and their entry in one DuckDB transaction, appended
 		// while no statement reads the table (the gc lock): a scan of the

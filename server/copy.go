@@ -447,6 +447,7 @@ func (s *session) evalDefault(ctx context.Context, c bsql.ColumnInfo) (any, erro
 		return nil, err
 	}
 	var v any
+	s.detachStream(ctx)
 	if err := s.conn.QueryRowContext(ctx, q.SQL).Scan(&v); err != nil {
 		return nil, err
 	}

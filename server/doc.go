@@ -32,6 +32,15 @@
 // (security): this server's changes are seen at once, another process's
 // within a second.
 //
+// Results stream (duckstream.go): a query runs as a DuckDB streaming
+// result, fetched a chunk (2048 rows) at a time as the rows are sent, so a
+// client that reads slowly holds the query in its socket write and memory
+// stays bounded by a chunk, whatever the size of the result, in the simple
+// and the extended protocol, for portals suspended by a row limit and for
+// cursors. DuckDB keeps one open streaming result per connection: before
+// the session's connection runs anything else, an open one (a suspended
+// portal, a cursor between FETCHes) is read into memory.
+//
 // Transactions: an autocommit write is one WAL transaction, acknowledged when
 // durable. Inside BEGIN ... COMMIT, writes are staged in the planner's mirror
 // (visible to the session only) and handed to the table as one WAL

@@ -211,6 +211,7 @@ func (p *insertPlan) buildBatches(ctx context.Context) ([]arrow.RecordBatch, int
 	if p.ins.Direct != nil {
 		return p.directBatches()
 	}
+	p.s.detachStream(ctx)
 	rows, err := p.s.conn.QueryContext(ctx, p.ins.Source.SQL, p.args...)
 	if err != nil {
 		return nil, 0, err

@@ -232,6 +232,7 @@ func (s *session) planExplain(ctx context.Context, st *bsql.Statement, params []
 		prefix = "EXPLAIN (ANALYZE, FORMAT JSON) "
 	}
 	var planJSON string
+	s.detachStream(ctx)
 	rows, err := s.conn.QueryContext(ctx, prefix+q.SQL, params...)
 	if err != nil {
 		return nil, err

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"database/sql"
 	"database/sql/driver"
 	"fmt"
 	"slices"
@@ -183,6 +182,7 @@ func pgColumns(cols []resultCol) []pgwire.Column {
 // describe prepares query in DuckDB and returns its result columns' names
 // and DuckDB type names, without executing it.
 func (s *session) describe(ctx context.Context, query string) (names, types []string, err error) {
+	s.detachStream(ctx)
 	err = s.conn.Raw(func(dc any) error {
 		pc, ok := dc.(driver.ConnPrepareContext)
 		if !ok {
@@ -257,15 +257,13 @@ type selectPlan struct {
 	args    []any
 	cols    []resultCol
 	b       *binder
-	rows    *sql.Rows
-	rowsEnd func()          // the statement cache's release of rows
+	rows    *duckStream
 	qctx    context.Context // the query's context: the portal's lifetime
 	qcancel context.CancelFunc
 	count   int64
 	done    bool
 	tag     string // "SELECT"; "INSERT 0 n" etc. for RETURNING
 	vals    []any
-	ptrs    []any
 	buf     [][]byte
 	scratch []byte
 }
@@ -428,36 +426,30 @@ func (p *selectPlan) next(ctx context.Context) (bool, error) {
 		return true, nil
 	}
 	if p.rows == nil {
-		rows, done, err := p.s.queryDuck(p.qctx, p.q.SQL, p.args)
+		rows, err := p.s.queryDuck(p.qctx, p.q.SQL, p.args)
 		if err != nil {
 			if ctx.Err() != nil {
 				return false, ctx.Err()
 			}
 			return false, err
 		}
-		p.rows, p.rowsEnd = rows, done
+		p.rows = rows
 		p.vals = make([]any, len(p.cols))
-		p.ptrs = make([]any, len(p.cols))
-		for i := range p.vals {
-			p.ptrs[i] = &p.vals[i]
-		}
 		p.buf = make([][]byte, len(p.cols))
 	}
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	if !p.rows.Next() {
-		if ctx.Err() != nil {
-			return false, ctx.Err()
-		}
-		if err := p.rows.Err(); err != nil {
-			return false, err
-		}
+	ok, err := p.rows.next(p.vals)
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	if err != nil {
+		return false, err
+	}
+	if !ok {
 		p.finish()
 		return false, nil
-	}
-	if err := p.rows.Scan(p.ptrs...); err != nil {
-		return false, err
 	}
 	return true, nil
 }
@@ -508,8 +500,7 @@ func (p *selectPlan) finish() {
 	}
 	p.done = true
 	if p.rows != nil {
-		p.rows.Close()
-		p.rowsEnd()
+		p.rows.close()
 	}
 	if p.qcancel != nil {
 		p.qcancel()

@@ -782,6 +782,20 @@ func (b *Backend) Password(ctx context.Context, user string) (string, error) {
 	return r.Password, nil
 }
 
+// IsSuperuser implements pgwire.SuperuserChecker: the connection slots
+// kept for superusers (superuser_reserved_connections) admit only them.
+// A role that cannot be read counts as no superuser.
+func (b *Backend) IsSuperuser(user string) bool {
+	rs, err := b.sec.snapshot(context.Background())
+	if err != nil {
+		return false
+	}
+	r := rs.byName[user]
+	return r != nil && r.Super
+}
+
+var _ pgwire.SuperuserChecker = (*Backend)(nil)
+
 // pgEpoch is where PostgreSQL's timestamps count from.
 var pgEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -67,10 +68,18 @@ func NewBackend(eng *planner.Engine, log *slog.Logger) *Backend {
 // synchronous_commit=off for every session that does not SET it back on
 // (as synchronous_commit in postgresql.conf).
 func (b *Backend) serverDefaults() map[string]string {
+	m := map[string]string{}
 	if b.Eng != nil && b.Eng.Config().Durability == wal.DurabilityAsync {
-		return map[string]string{"synchronous_commit": "off"}
+		m["synchronous_commit"] = "off"
 	}
-	return nil
+	// The connection limits pgwire enforces (BSDB_MAX_CONNECTIONS).
+	if b.Server != nil {
+		if srv := b.Server(); srv != nil {
+			m["max_connections"] = strconv.Itoa(srv.MaxConnections())
+			m["superuser_reserved_connections"] = strconv.Itoa(srv.ReservedConnections())
+		}
+	}
+	return m
 }
 
 // NewSession checks, as PostgreSQL's InitPostgres does after
@@ -171,6 +180,9 @@ type session struct {
 	fx sessionFuncState
 	// stmts: the DuckDB prepared statements of recent queries (stmtcache.go).
 	stmts stmtCache
+	// stream: the streaming DuckDB result open on conn, if any
+	// (duckstream.go): drained into memory before conn runs anything else.
+	stream *duckStream
 	// broken: a statement panicked; the session ends (recoverPanic).
 	broken bool
 }
@@ -259,6 +271,9 @@ func (s *session) close() {
 	s.closeCursors()
 	if s.tx != nil {
 		s.rollback()
+	}
+	if s.stream != nil {
+		s.stream.close()
 	}
 	s.stmts.clear()
 	s.conn.Close()
@@ -362,6 +377,9 @@ func (s *session) decorate(ctx context.Context, err error, st *bsql.Statement) e
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled) {
 		return pgerr.New(pgerr.QueryCanceled, "canceling statement due to user request")
+	}
+	if e := s.b.diskFullError(err); e != nil {
+		return e
 	}
 	if st == nil {
 		if _, ok := pgerr.As(err); ok {

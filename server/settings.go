@@ -67,6 +67,7 @@ func init() {
 		{name: "lc_ctype", def: "C", readOnly: true, desc: "Shows the character classification and case conversion locale."},
 		{name: "max_identifier_length", def: "63", readOnly: true, desc: "Shows the maximum identifier length."},
 		{name: "max_connections", def: "100", readOnly: true, desc: "Sets the maximum number of concurrent connections."},
+		{name: "superuser_reserved_connections", def: "3", readOnly: true, desc: "Sets the number of connection slots reserved for superusers."},
 		{name: "block_size", def: "8192", readOnly: true, desc: "Shows the size of a disk block."},
 		{name: "work_mem", def: "4MB", desc: "Sets the maximum memory to be used for query workspaces."},
 		{name: "maintenance_work_mem", def: "64MB", desc: "Sets the maximum memory to be used for maintenance operations."},

@@ -2,8 +2,13 @@ package server
 
 import (
 	"context"
-	"database/sql"
+	"fmt"
 	"hash/maphash"
+	"strings"
+
+	duckdb "github.com/duckdb/duckdb-go/v2"
+
+	bsql "github.com/bsdb/bsdb-pg/sql"
 )
 
 // The statement cache keeps a session's DuckDB prepared statements by the
@@ -36,8 +41,10 @@ import (
 //   - Functions with an effect or a session answer (set_config,
 //     current_setting, ...) are volatile, never folded at prepare time.
 //
-// A cached statement runs one query at a time: while its rows are open (a
-// suspended portal, a cursor), the same text runs unprepared.
+// A cached statement runs one query at a time. Its streaming result is
+// read into memory (duckstream.go) before the connection runs anything
+// else, which gives the statement back; while busy, the same text runs
+// unprepared.
 type stmtCache struct {
 	m    map[string]*cachedStmt
 	seen [stmtCacheSeen]uint64
@@ -46,8 +53,8 @@ type stmtCache struct {
 }
 
 type cachedStmt struct {
-	st      *sql.Stmt
-	busy    bool // its rows are open
+	st      *duckdb.Stmt
+	busy    bool // its result is open
 	evicted bool // left the cache while busy: close when its rows close
 	used    uint64
 }
@@ -61,42 +68,83 @@ const (
 var stmtSeed = maphash.MakeSeed()
 
 // queryDuck runs a query on the session's DuckDB connection, through the
-// statement cache. done must be called once the rows are closed.
-func (s *session) queryDuck(ctx context.Context, q string, args []any) (rows *sql.Rows, done func(), err error) {
+// statement cache, as a streaming result (duckstream.go). A stream still
+// open on the connection is drained first; a query calling session
+// functions is read to its end at once.
+func (s *session) queryDuck(ctx context.Context, q string, args []any) (*duckStream, error) {
+	d, err := s.startQuery(ctx, q, args)
+	if err == nil && strings.Contains(q, bsql.SessionFuncPrefix) {
+		s.stream = nil
+		d.drain(ctx)
+	}
+	return d, err
+}
+
+// startQuery starts q as a streaming result.
+func (s *session) startQuery(ctx context.Context, q string, args []any) (*duckStream, error) {
+	s.detachStream(ctx)
+	var dc *duckdb.Conn
+	if err := s.conn.Raw(func(c any) error {
+		var ok bool
+		if dc, ok = c.(*duckdb.Conn); !ok {
+			return fmt.Errorf("BUG: not a duckdb connection: %T", c)
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
 	c := &s.stmts
 	if e := c.m[q]; e != nil && !e.busy {
-		rows, done, err := c.query(ctx, e, args)
+		d, err := s.startStream(ctx, dc, e.st, c.take(e), args)
 		if err == nil {
 			s.b.stmtHits.Add(1)
-			return rows, done, nil
+			return d, nil
 		}
 		// The next run prepares afresh; this one runs unprepared (the
 		// same error, unless the kept plan was the cause).
 		c.evict(q)
 		if ctx.Err() != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	} else if e == nil && len(q) <= stmtCacheMax && c.sawBefore(q) {
-		if st, err := s.conn.PrepareContext(ctx, q); err == nil {
-			rows, done, err := c.query(ctx, c.add(q, st), args)
-			if err != nil {
-				c.evict(q)
-			}
-			return rows, done, err
+		st, err := prepareDuck(ctx, dc, q)
+		if err != nil {
+			return nil, err
 		}
-		// Not preparable (DuckDB prepares one statement): run it as is.
+		e := c.add(q, st)
+		d, err := s.startStream(ctx, dc, st, c.take(e), args)
+		if err != nil {
+			c.evict(q)
+		}
+		return d, err
 	}
-	rows, err = s.conn.QueryContext(ctx, q, args...)
+	st, err := prepareDuck(ctx, dc, q)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return rows, func() {}, nil
+	return s.startStream(ctx, dc, st, func() { _ = st.Close() }, args)
+}
+
+// prepareDuck prepares q on the session's connection (the caller detached
+// any open stream).
+func prepareDuck(ctx context.Context, dc *duckdb.Conn, q string) (*duckdb.Stmt, error) {
+	st, err := dc.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	ds, ok := st.(*duckdb.Stmt)
+	if !ok {
+		_ = st.Close()
+		return nil, fmt.Errorf("BUG: not a duckdb statement: %T", st)
+	}
+	return ds, nil
 }
 
 // execDuck runs a statement that is not a query (settings, temporary
 // objects) on the session's DuckDB connection; the prepared statements
 // are dropped, as their plans may depend on what it changes.
 func (s *session) execDuck(ctx context.Context, q string) error {
+	s.detachStream(ctx)
 	s.stmts.clear()
 	_, err := s.conn.ExecContext(ctx, q)
 	return err
@@ -116,20 +164,16 @@ func (c *stmtCache) sawBefore(q string) bool {
 	return false
 }
 
-// query runs the kept statement e (not busy); done releases it.
-func (c *stmtCache) query(ctx context.Context, e *cachedStmt, args []any) (*sql.Rows, func(), error) {
+// take marks the kept statement e (not busy) in use; the function it
+// returns gives it back.
+func (c *stmtCache) take(e *cachedStmt) func() {
 	e.busy = true
 	c.tick++
 	e.used = c.tick
-	rows, err := e.st.QueryContext(ctx, args...)
-	if err != nil {
-		c.release(e)
-		return nil, nil, err
-	}
-	return rows, func() { c.release(e) }, nil
+	return func() { c.release(e) }
 }
 
-func (c *stmtCache) add(q string, st *sql.Stmt) *cachedStmt {
+func (c *stmtCache) add(q string, st *duckdb.Stmt) *cachedStmt {
 	if c.m == nil {
 		c.m = map[string]*cachedStmt{}
 	}

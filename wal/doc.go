@@ -84,6 +84,11 @@
 //     every SyncBatchSize batches or SyncInterval. A crash loses at most
 //     that window.
 //   - UnsafeNoSync: no fdatasync and no directory sync at all. Tests only.
+//   - A full disk (nospace.go): a reservation (Options.Preallocate) that
+//     fallocate cannot make (ENOSPC, EDQUOT) is skipped, not an error: the
+//     segment takes plain appends, which need only their own bytes, and
+//     the next segment reserves again. An append that does not fit fails
+//     with the system error in its chain (errors.Is(err, syscall.ENOSPC)).
 //
 // # Rotation, registry and pruning
 //

@@ -73,7 +73,9 @@ type Options struct {
 	// same reason PostgreSQL preallocates its 16 MB WAL segments. Sealing
 	// truncates a segment to its stream. 0 = DefaultPreallocate, negative
 	// = off. Recovery reads the zeros after the last frame as the end of
-	// the segment (see reader.go for torn writes into allocated space).
+	// the segment (see reader.go for torn writes into allocated space). On
+	// a disk without room for the reservation, appends go on without one
+	// (nospace.go).
 	Preallocate int64
 	// UnsafeNoSync skips every fdatasync and directory sync: acknowledged
 	// data can be lost by a crash. For tests only.

@@ -37,10 +37,11 @@ type segment struct {
 	wal  *WAL
 
 	// Guarded by WAL.mu.
-	size   int64 // bytes of the stream written; 0: the schema message is not written yet
-	alloc  int64 // bytes reserved by Allocate; 0 = not preallocating
-	txs    map[uuid.UUID]struct{}
-	failed error // a write or encode failed: no further appends
+	size     int64 // bytes of the stream written; 0: the schema message is not written yet
+	alloc    int64 // bytes reserved by Allocate; 0 = not preallocating
+	allocOff bool  // a reservation failed for want of space: plain appends from now on
+	txs      map[uuid.UUID]struct{}
+	failed   error // a write or encode failed: no further appends
 
 	zeroState // zero-filling of the preallocated space (zero.go)
 
@@ -69,13 +70,27 @@ func (s *segment) writeLocked(p []byte) error {
 		s.stopZeroing() // it may write where p goes
 		s.zoff = true
 	}
-	if s.alloc > 0 && end > s.alloc {
+	if s.alloc > 0 && end > s.alloc && !s.allocOff {
 		want := end + s.wal.opts.Preallocate
-		if err := vfs.Allocate(s.f, want); err != nil {
-			s.failed = fmt.Errorf("%w: preallocate %s to %d bytes: %v", ErrSegmentFailed, s.name, want, err)
+		switch err := vfs.Allocate(s.f, want); {
+		case err == nil:
+			s.alloc = want
+		case isNoSpace(err):
+			// The disk cannot hold the reservation; the append itself may
+			// still fit. The segment goes on with plain appends (no more
+			// reservations, no zeros); the failed fallocate may have
+			// reserved part of it, which sealing trims (alloc covers the
+			// file's size).
+			s.allocOff, s.zoff = true, true
+			s.stopZeroing()
+			if fi, serr := s.f.Stat(); serr == nil && fi.Size() > s.alloc {
+				s.alloc = fi.Size()
+			}
+			s.wal.noSpace(s.name, err)
+		default:
+			s.failed = fmt.Errorf("%w: preallocate %s to %d bytes: %w", ErrSegmentFailed, s.name, want, err)
 			return s.failed
 		}
-		s.alloc = want
 	}
 	n, err := s.f.Write(p)
 	s.size += int64(n)
@@ -84,7 +99,7 @@ func (s *segment) writeLocked(p []byte) error {
 		err = io.ErrShortWrite
 	}
 	if err != nil {
-		s.failed = fmt.Errorf("%w: write %s at %d: %v", ErrSegmentFailed, s.name, s.size-int64(n), err)
+		s.failed = fmt.Errorf("%w: write %s at %d: %w", ErrSegmentFailed, s.name, s.size-int64(n), err)
 		return s.failed
 	}
 	s.maybeStartZeroingLocked()
@@ -135,7 +150,7 @@ func (s *segment) waitSynced(target int64) error {
 		s.syncing = false
 		if err != nil {
 			s.wal.stats.syncErrors.Add(1)
-			s.serr = fmt.Errorf("%w: fdatasync %s: %v", ErrSegmentFailed, s.name, err)
+			s.serr = fmt.Errorf("%w: fdatasync %s: %w", ErrSegmentFailed, s.name, err)
 			s.wal.opts.Logger.Error("wal: fdatasync failed; segment retired", slog.String("segment", s.name), slog.Any("err", err))
 		} else if upto > s.synced {
 			s.synced = upto
@@ -171,7 +186,7 @@ func (s *segment) trimLocked() error {
 		return nil
 	}
 	if err := s.f.Truncate(s.size); err != nil {
-		s.failed = fmt.Errorf("%w: truncate %s to %d: %v", ErrSegmentFailed, s.name, s.size, err)
+		s.failed = fmt.Errorf("%w: truncate %s to %d: %w", ErrSegmentFailed, s.name, s.size, err)
 		return s.failed
 	}
 	s.alloc = 0

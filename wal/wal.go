@@ -43,6 +43,7 @@ type WAL struct {
 		enc        ipcEncoder       // encodes every append and seal (encode.go)
 	}
 
+	lowSpace     atomic.Bool  // a reservation failed for want of space (nospace.go)
 	asyncPending atomic.Int64 // async batches not yet covered by a worker sync
 	kick         chan struct{}
 	stop         chan struct{}
@@ -291,7 +292,18 @@ func (w *WAL) createSegmentLocked() (*segment, error) {
 			switch err := vfs.Allocate(f, w.opts.Preallocate); {
 			case err == nil:
 				s.alloc = w.opts.Preallocate
+				w.spaceBack()
 			case errors.Is(err, vfs.ErrNoAllocate):
+			case isNoSpace(err):
+				// A full disk: plain appends, which need only their own
+				// bytes (a one-row INSERT with 10 MB free must not fail for
+				// want of 16). What fallocate reserved before failing stays
+				// until sealing trims it.
+				s.allocOff, s.zoff = true, true
+				if fi, serr := f.Stat(); serr == nil {
+					s.alloc = fi.Size()
+				}
+				w.noSpace(name, err)
 			default:
 				f.Close()
 				_ = w.fs.Remove(path)

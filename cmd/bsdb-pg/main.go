@@ -67,7 +67,9 @@ func run(args []string) int {
 	parquetDelta := def("parquet-delta", "BSDB_PARQUET_DELTA", "on", "write integer and time columns that arrive in order (ids, timestamps) with Parquet's DELTA_BINARY_PACKED encoding: smaller files, cheaper COPY; off for Spark on Iceberg before 1.10 with vectorized reads, which cannot decode it")
 	maxConc := def("max-concurrency", "BSDB_MAX_CONCURRENCY", "0", "query engine threads (0 = all cores)")
 	nativeGB := def("native-cache-gb", "BSDB_NATIVE_CACHE_GB", "4", "disk budget (GB) of the native cache: committed Parquet files of open tables are also loaded into the query engine's own storage (DATA_DIR/cache), where lookups and aggregations run several times faster; kept across restarts; 0 = off")
+	nativeReserve := def("native-cache-reserve-gb", "BSDB_NATIVE_CACHE_RESERVE_GB", "", "free disk space (GB) the native cache leaves on its file system: it loads no file that would leave less (default: 1 GB or 5% of the file system, whichever is larger; 0 = none)")
 	memLimit := def("memory-limit", "BSDB_MEMORY_LIMIT", "", "query engine memory limit, e.g. 4GB (default: DuckDB's)")
+	maxConns := def("max-connections", "BSDB_MAX_CONNECTIONS", "100", "max_connections: connections past their startup packet at once (authenticating or in a session); 3 of them are kept for superusers; sockets beyond 2x this + 32 are refused at accept")
 	auth := def("auth", "BSDB_AUTH", "trust", "authentication: trust (loopback only), password, md5 or scram-sha-256")
 	users := def("users", "BSDB_USERS", "", "user:password[,user:password...]: roles created at start if missing (LOGIN SUPERUSER), and the password of those without one")
 	tlsCert := def("tls-cert", "BSDB_TLS_CERT", "", "TLS certificate file (enables SSL)")
@@ -126,6 +128,21 @@ func run(args []string) int {
 	if err != nil || nativeCache < 0 {
 		return fail("bad native-cache-gb %q", *nativeGB)
 	}
+	var nativeReserveBytes int64 // 0: the planner's default
+	if *nativeReserve != "" {
+		gb, err := strconv.ParseFloat(*nativeReserve, 64)
+		if err != nil || gb < 0 {
+			return fail("bad native-cache-reserve-gb %q", *nativeReserve)
+		}
+		nativeReserveBytes = int64(gb * (1 << 30))
+		if nativeReserveBytes == 0 {
+			nativeReserveBytes = -1 // none
+		}
+	}
+	maxConnections := atoi("max-connections", *maxConns)
+	if maxConnections < 1 {
+		return fail("bad max-connections %q (want at least 1)", *maxConns)
+	}
 	switch *parquetDelta {
 	case "on", "true", "1":
 	case "off", "false", "0":
@@ -152,6 +169,7 @@ func run(args []string) int {
 			Endpoint: *s3Endpoint, Region: *s3Region, AccessKey: *s3Key, SecretKey: *s3Secret, PathStyle: *s3Endpoint != "",
 		},
 	}
+	cfg.NativeCacheReserveBytes = nativeReserveBytes
 	if *pprofAddr != "" {
 		go func() {
 			if err := http.ListenAndServe(*pprofAddr, nil); err != nil {
@@ -191,10 +209,11 @@ func run(args []string) int {
 	authCfg.Users = nil
 	authCfg.Roles = backend
 	pcfg := pgwire.Config{
-		Listen:        *listen,
-		Auth:          authCfg,
-		ServerVersion: server.ServerVersion,
-		Logger:        log,
+		Listen:         *listen,
+		Auth:           authCfg,
+		ServerVersion:  server.ServerVersion,
+		Logger:         log,
+		MaxConnections: maxConnections,
 	}
 	if *tlsCert != "" {
 		cert, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey)

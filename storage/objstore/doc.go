@@ -44,10 +44,12 @@
 // directory on the same file system, becomes the object. A file on another
 // file system (EXDEV) is copied as PutFile does.
 //
-// PutIfAbsent: write and fsync the temp file, then link(2) it to the key:
-// link fails with EEXIST when the key exists (=> ErrExists), so the create is
-// atomic with the full content, across processes. Then remove the temp name
-// and fsync the directory.
+// PutIfAbsent: a key that exists already is ErrExists before anything is
+// written (so that re-creating what exists works on a full disk). Else write
+// and fsync the temp file, then link(2) it to the key: link fails with
+// EEXIST when the key exists (=> ErrExists), so the create is atomic with the
+// full content, across processes. Then remove the temp name and fsync the
+// directory.
 //
 // PutIfMatch: take an exclusive flock(2) on "<dir>/.bsdb-lock" (flock locks
 // belong to the open file description: this excludes goroutines of this

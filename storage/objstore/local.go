@@ -154,6 +154,12 @@ func (l *Local) PutIfAbsent(ctx context.Context, key string, data []byte) (Versi
 	if err := l.check(ctx, "putifabsent", key); err != nil {
 		return "", err
 	}
+	// An existing key is refused before anything is written: creating what
+	// exists must work on a full disk (a restart re-creates the default
+	// database's record). link(2) below still decides a race.
+	if _, err := os.Lstat(l.LocalPath(key)); err == nil {
+		return "", opErr("putifabsent", key, ErrExists)
+	}
 	tmp, err := l.writeTemp(key, func(f *os.File) error { _, err := f.Write(data); return err })
 	if err != nil {
 		return "", opErr("putifabsent", key, err)
