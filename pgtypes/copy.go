@@ -206,8 +206,15 @@ func (cr *CopyReader) Raw() []byte { return cr.raw }
 func (cr *CopyReader) Options() *CopyOptions { return &cr.opts }
 
 // Where is the CONTEXT line for a conversion error in column col of the
-// current row, with the column's raw value (nil for NULL).
-func (cr *CopyReader) Where(col int, value []byte) string { return cr.opts.Where(cr.line, col, value) }
+// current row, with the column's raw value (nil for NULL). A binary value
+// is not shown, as in PostgreSQL ("can't usefully display the data"): it
+// may not even be text.
+func (cr *CopyReader) Where(col int, value []byte) string {
+	if cr.opts.Format == CopyBinary {
+		return strings.TrimSuffix(cr.opts.Where(cr.line, col, nil), ": null input")
+	}
+	return cr.opts.Where(cr.line, col, value)
+}
 
 // Next returns the next row, or io.EOF after the end marker or the end of
 // input. Errors are *CopyError (22P04) or the reader's I/O error.

@@ -336,6 +336,11 @@ func (d *copyDecoder) appendBinary(c *copyColumn, b array.Builder, f []byte) err
 	case c.kind == fastBool && len(f) == 1:
 		b.(*array.BooleanBuilder).Append(f[0] != 0)
 	case c.kind == fastString:
+		// textrecv verifies the encoding (a text COPY's lines are
+		// verified as they are read; a binary field only here).
+		if e := pgerr.CheckText(f); e != nil {
+			return e
+		}
 		b.(*array.StringBuilder).BinaryBuilder.Append(f)
 	case c.kind == fastBytea:
 		b.(*array.BinaryBuilder).Append(f)
@@ -363,8 +368,9 @@ func (d *copyDecoder) appendBinary(c *copyColumn, b array.Builder, f []byte) err
 // path, when every field has a typed path (d.fused). It stops before the
 // first tuple that needs more: the trailer, a tuple cut by the end of the
 // buffer, a wrong field count, a NULL in a NOT NULL column, a value whose
-// length its type does not have. rd.Next and appendRow take that tuple, with
-// their exact errors. It returns the rows appended.
+// length its type does not have, text that is not valid UTF-8. rd.Next and
+// appendRow take that tuple, with their exact errors. It returns the rows
+// appended.
 func (d *copyDecoder) appendBuffered(rd *pgtypes.CopyReader) int {
 	buf := rd.BufferedBinary()
 	ncols := len(d.fused)
@@ -399,6 +405,10 @@ func (d *copyDecoder) appendBuffered(rd *pgtypes.CopyReader) int {
 			}
 			if l < 0 || len(buf)-q < l || (d.fused[i].width != 0 && l != d.fused[i].width) {
 				ok = false
+				break
+			}
+			if d.fused[i].kind == fastString && !pgerr.ValidText(buf[q:q+l]) {
+				ok = false // appendRow gives the error, with its CONTEXT
 				break
 			}
 			q += l
