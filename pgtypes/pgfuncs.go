@@ -2,6 +2,8 @@ package pgtypes
 
 import (
 	"strings"
+
+	"github.com/bsdb/bsdb-pg/pgerr"
 )
 
 // Functions of PostgreSQL that the query engine lacks or spells
@@ -109,4 +111,20 @@ func alignDayTime(iv Interval) Interval {
 		iv.Days++
 	}
 	return iv
+}
+
+// Chr is chr(integer) in the UTF8 encoding: the character of code point c,
+// which must be a Unicode scalar value other than NUL (oracle_compat.c).
+func Chr(c int32) (string, error) {
+	switch {
+	case c < 0:
+		return "", pgerr.New(pgerr.InvalidParameterValue, "character number must be positive")
+	case c == 0:
+		return "", pgerr.New(pgerr.ProgramLimitExceeded, "null character not permitted")
+	case c > 0x10ffff:
+		return "", pgerr.New(pgerr.ProgramLimitExceeded, "requested character too large for encoding: %d", c)
+	case c >= 0xd800 && c <= 0xdfff:
+		return "", pgerr.New(pgerr.ProgramLimitExceeded, "requested character not valid for encoding: %d", c)
+	}
+	return string(rune(c)), nil
 }
