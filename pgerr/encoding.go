@@ -2,6 +2,7 @@ package pgerr
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -21,7 +22,7 @@ import (
 // (vectorized: ~20 GB/s of ASCII); the offset is searched only in input
 // that fails.
 func InvalidText(b []byte) int {
-	if utf8.Valid(b) && bytes.IndexByte(b, 0) < 0 {
+	if ValidText(b) {
 		return -1
 	}
 	for i := 0; i < len(b); {
@@ -83,8 +84,33 @@ func utf8SeqLen(b []byte) int {
 	return n
 }
 
-// ValidText reports whether b is valid text for the server encoding.
-func ValidText(b []byte) bool { return utf8.Valid(b) && bytes.IndexByte(b, 0) < 0 }
+// ValidText reports whether b is valid text for the server encoding. A
+// short b (a COPY field, a parameter) is checked for plain ASCII without
+// NUL eight bytes at a time in line, which costs less than the two calls
+// that check a long one.
+func ValidText(b []byte) bool {
+	if len(b) >= shortText {
+		return utf8.Valid(b) && bytes.IndexByte(b, 0) < 0
+	}
+	const hi, lo = 0x8080808080808080, 0x0101010101010101
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		// A high bit, or (with no high bit) a zero byte: w-lo borrows
+		// into the high bit of a byte only below a zero byte's.
+		if w := binary.LittleEndian.Uint64(b[i:]); (w|(w-lo)&^w)&hi != 0 {
+			return utf8.Valid(b) && bytes.IndexByte(b, 0) < 0
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == 0 || c >= utf8.RuneSelf {
+			return utf8.Valid(b) && bytes.IndexByte(b, 0) < 0
+		}
+	}
+	return true
+}
+
+// shortText is the length below which ValidText checks in line.
+const shortText = 64
 
 // ValidTextString is ValidText of a string.
 func ValidTextString(s string) bool { return ValidText(stringBytes(s)) }

@@ -90,3 +90,31 @@ func BenchmarkValidText(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkValidTextShort: the fields of a binary COPY (a kind, a 40-byte
+// payload), one call each.
+func BenchmarkValidTextShort(b *testing.B) {
+	fields := [][]byte{[]byte("click"), []byte("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"), []byte("signup"), []byte("0123456789 -_abcdefghijklmnopqrstuvwxyzAB")}
+	n := int64(len(fields[0]) + len(fields[1]) + len(fields[2]) + len(fields[3]))
+	b.Run("ValidText", func(b *testing.B) {
+		b.SetBytes(n)
+		for b.Loop() {
+			for _, f := range fields {
+				if !ValidText(f) {
+					b.Fatal("invalid")
+				}
+			}
+		}
+	})
+	// The two calls ValidText makes for a long input, for comparison.
+	b.Run("utf8.Valid+IndexByte", func(b *testing.B) {
+		b.SetBytes(n)
+		for b.Loop() {
+			for _, f := range fields {
+				if !utf8.Valid(f) || bytes.IndexByte(f, 0) >= 0 {
+					b.Fatal("invalid")
+				}
+			}
+		}
+	})
+}

@@ -17,6 +17,9 @@ func (cr *CopyReader) readRawLine() ([]byte, error) {
 	cr.lbuf = cr.lbuf[:0]
 	for {
 		b, err := cr.r.ReadSlice('\n')
+		if err == errInvalidText {
+			return nil, cr.encodingError()
+		}
 		if err == bufio.ErrBufferFull {
 			if err := cr.checkLineLen(len(cr.lbuf), len(b)); err != nil {
 				return nil, err
@@ -34,21 +37,18 @@ func (cr *CopyReader) readRawLine() ([]byte, error) {
 		if len(b) == 0 && err == io.EOF {
 			return nil, io.EOF
 		}
-		if !pgerr.ValidText(b) {
-			return nil, cr.encodingError(b)
-		}
 		return b, nil
 	}
 }
 
 // encodingError is PostgreSQL's error for COPY input that is not valid in
-// the server encoding (UTF8; a NUL byte neither): the input is verified as
-// it is read, before it is parsed, so every format and every column type
-// gets it, and its CONTEXT is the line without its text (which cannot be
-// printed). line is the physical line that holds the bytes: each raw line
-// is checked as it is read, before the counter moves to it.
-func (cr *CopyReader) encodingError(line []byte) *CopyError {
-	e := pgerr.InvalidByteSequence(line[pgerr.InvalidText(line):])
+// the server encoding (UTF8; a NUL byte neither), which textVerifier found
+// as the input was read: so every column type gets it, and its CONTEXT is
+// the line without its text (which cannot be printed). The line is the
+// physical line being read, the one that holds the bytes (the verifier
+// handed on every byte before them).
+func (cr *CopyReader) encodingError() *CopyError {
+	e := pgerr.InvalidByteSequence(cr.verifier.bad)
 	e.Where = cr.opts.Where(cr.line+1, -1, nil)
 	return &CopyError{Line: cr.line + 1, Column: -1, Err: e}
 }
