@@ -25,8 +25,10 @@
 // valid UTF-8 without NUL, as exec_bind_message converts it first; a binary
 // one of a text type is verified by pgtypes.ParseBinary; both fail with
 // 22021 and CONTEXT "unnamed portal parameter $N". A COPY is verified as it
-// is parsed (pgtypes; the fused binary path hands a tuple with invalid text
-// to the row path, which has the exact error), and fails whole. INSERT ...
+// is parsed (pgtypes), and fails whole; the fused binary path verifies the
+// text it appended as one run per column (checkText) before a batch leaves
+// the decoder or another error is reported, so the first error in the
+// input is the one reported. INSERT ...
 // SELECT verifies the text DuckDB computed. VACUUM FULL (vacuum.go)
 // rewrites the data files of tables that hold invalid text written by
 // older versions (txn.RepairText).
