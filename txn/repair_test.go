@@ -227,3 +227,86 @@ func TestRepairTextRewritesFiles(t *testing.T) {
 		t.Errorf("rows after reopen: %v", got)
 	}
 }
+
+// TestRepairTextWithWriters: writes and flushes go on while RepairText
+// runs; every row is there exactly once afterwards, and the files hold
+// only valid text.
+func TestRepairTextWithWriters(t *testing.T) {
+	e := newEnv(t)
+	tb := e.create()
+	ctx := context.Background()
+	bad := textBatch(tb, "bad\xff")
+	defer bad.Release()
+	df, err := tb.writeDataFile(ctx, []arrow.RecordBatch{bad})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := tb.manifests.LoadLatest(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := head.Next()
+	df.AddedVersion = next.Version
+	next.Files = append(next.Files, df)
+	if err := tb.manifests.Create(ctx, next); err != nil {
+		t.Fatal(err)
+	}
+	want := set(1, 2) // the bad file's rows (its ids 1 and 2)
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		id := int64(1000)
+		for {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			default:
+			}
+			if err := write(tb, id); err != nil {
+				done <- err
+				return
+			}
+			want[id] = true
+			if id%7 == 0 {
+				if err := tb.Flush(ctx); err != nil {
+					done <- err
+					return
+				}
+			}
+			id++
+		}
+	}()
+	for range 3 {
+		if _, err := tb.RepairText(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	exactlyOnce(t, e.snapshotIDs(tb), want)
+	if err := tb.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s, err := tb.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Release()
+	for _, f := range s.Manifest.Files {
+		rs, err := parquet.ReadFile(filepath.Join(e.root, "warehouse", tb.Prefix(), f.Path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs {
+			rr, n := RepairRecord(r)
+			if n != 0 {
+				t.Errorf("file %s still holds invalid text", f.Path)
+			}
+			rr.Release()
+			r.Release()
+		}
+	}
+}
