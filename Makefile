@@ -27,7 +27,7 @@ PGURL      ?=
 # Only those that exist yet (a missing directory would fail `go test`).
 RACE_PKGS  := $(foreach d,wal txn storage pgwire planner server,$(if $(wildcard $(d)/*),./$(d)/...))
 # Fuzz targets as package:Target.
-FUZZ_TARGETS := ./wal:FuzzSegmentReader ./pgwire:FuzzServerMessages
+FUZZ_TARGETS := ./wal:FuzzSegmentReader ./pgwire:FuzzServerMessages ./pgtypes:FuzzFormat
 
 .PHONY: all build run test vet fmtcheck gotest testrace regress regress-update fuzz bench lint clean
 

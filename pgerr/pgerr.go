@@ -3,6 +3,13 @@
 // detail, a hint and a 1-based character position in the query text.
 // pgwire turns an *Error into an ErrorResponse (or a NoticeResponse); any
 // other error reaching the wire is reported as XX000 internal_error.
+//
+// encoding.go is PostgreSQL's verification of text in the UTF8 server
+// encoding (pg_verify_mbstr: no invalid or truncated sequence, no NUL) and
+// its error, 22021 "invalid byte sequence for encoding "UTF8": 0xc3 0x28":
+// CheckText, InvalidText, InvalidByteSequence. It lives in this leaf package
+// because pgwire (query strings) and pgtypes (values, COPY) both make the
+// check. Valid input costs one utf8.Valid and one bytes.IndexByte.
 package pgerr
 
 import (

@@ -188,8 +188,11 @@ func parseArrayBinary(oid, elem uint32, typmod int32, data []byte) (any, error) 
 		return bad()
 	}
 	ndim := int32(be.Uint32(data))
-	if ndim < 0 || ndim > 6 {
+	if ndim < 0 {
 		return nil, pgerr.New(pgerr.InvalidBinaryRepresentation, "invalid number of dimensions: %d", ndim)
+	}
+	if ndim > MaxArrayDims {
+		return nil, TooManyArrayDims(int(ndim))
 	}
 	if got := be.Uint32(data[8:]); got != elem {
 		return nil, pgerr.New(pgerr.DatatypeMismatch, "binary data has array element type %d (%s) instead of expected %d (%s)", got, FormatType(got, -1), elem, FormatType(elem, -1))

@@ -21,6 +21,9 @@ func parseArrayText(_, elem uint32, typmod int32, text []byte, s *Settings) (any
 	var lbounds []int32
 	var declared []int32
 	for strings.HasPrefix(p, "[") {
+		if len(lbounds) >= MaxArrayDims {
+			return nil, TooManyArrayDims(len(lbounds) + 1)
+		}
 		end := strings.IndexByte(p, ']')
 		if end < 0 {
 			return nil, malformed("Missing \"]\" after array dimensions.")
@@ -129,6 +132,15 @@ func parseArrayText(_, elem uint32, typmod int32, text []byte, s *Settings) (any
 	return Array{Dims: dims, LBound: lbounds, Elems: out}, nil
 }
 
+// MaxArrayDims is PostgreSQL's MAXDIM: no array has more dimensions.
+const MaxArrayDims = 6
+
+// TooManyArrayDims is PostgreSQL's error for an array of n > MAXDIM
+// dimensions (array_in, array_recv, ARRAY[] constructors).
+func TooManyArrayDims(n int) *pgerr.Error {
+	return pgerr.New(pgerr.ProgramLimitExceeded, "number of array dimensions (%d) exceeds the maximum allowed (%d)", n, MaxArrayDims)
+}
+
 type arrayLeaf struct{ text string }
 
 // arrayParser reads the braces of an array literal into nested []any of
@@ -173,6 +185,11 @@ func (a *arrayParser) list(depth int) ([]any, error) {
 		case '{':
 			if scalars {
 				return nil, a.malformed("Unexpected \"{\" character.")
+			}
+			// As ArrayCount, at the brace that opens one level too many:
+			// before the rest is read, so nesting stays bounded.
+			if depth+1 >= MaxArrayDims {
+				return nil, TooManyArrayDims(depth + 2)
 			}
 			lists = true
 			sub, err := a.list(depth + 1)

@@ -1,7 +1,9 @@
 package pgtypes
 
 import (
+	"encoding/binary"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/bsdb/bsdb-pg/pgerr"
@@ -55,6 +57,51 @@ func TestParseArrayText(t *testing.T) {
 	}
 }
 
+// TestArrayMaxDims: arrays have at most MAXDIM (6) dimensions, in text
+// (braces, or the dimension prefix) and binary input, with PostgreSQL's
+// 54000 at the level that passes it; a literal nested thousands of levels
+// is refused there instead of being built (it used to be folded into an
+// expression too deep for the deparser, which killed the server).
+func TestArrayMaxDims(t *testing.T) {
+	const msg = "number of array dimensions (7) exceeds the maximum allowed (6)"
+	deep := func(n int, inner string) string {
+		return strings.Repeat("{", n) + inner + strings.Repeat("}", n)
+	}
+	for _, in := range []string{
+		deep(7, "1"), deep(4500, "1"), "{{{{{{{x", "[1:1][1:1][1:1][1:1][1:1][1:1][1:1]=1",
+		"[1:1][1:1][1:1][1:1][1:1][1:1][1:1]=" + deep(7, "1"),
+	} {
+		for _, oid := range []uint32{OIDInt4Array, OIDTextArray} {
+			_, err := ParseText(oid, -1, []byte(in), nil)
+			if !isPgErr(err, pgerr.ProgramLimitExceeded, msg) {
+				t.Errorf("%.40s: %v, want 54000 %s", in, err, msg)
+			}
+		}
+	}
+	v, err := ParseText(OIDInt4Array, -1, []byte(deep(6, "1")), nil)
+	if err != nil {
+		t.Fatalf("6 dimensions: %v", err)
+	}
+	bin, err := AppendBinary(nil, OIDInt4Array, -1, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParseBinary(OIDInt4Array, -1, bin); err != nil {
+		t.Fatalf("6 dimensions, binary: %v", err)
+	}
+	// array_recv of ndim 7.
+	bin7 := binary.BigEndian.AppendUint32(nil, 7)
+	bin7 = append(bin7, 0, 0, 0, 0)
+	bin7 = binary.BigEndian.AppendUint32(bin7, OIDInt4)
+	for range 7 {
+		bin7 = append(bin7, 0, 0, 0, 1, 0, 0, 0, 1)
+	}
+	bin7 = append(bin7, 0, 0, 0, 4, 0, 0, 0, 1)
+	if _, err := ParseBinary(OIDInt4Array, -1, bin7); !isPgErr(err, pgerr.ProgramLimitExceeded, msg) {
+		t.Errorf("binary, 7 dimensions: %v, want %s", err, msg)
+	}
+}
+
 // FuzzParseArrayText: no input makes array_in panic; what parses prints
 // and parses back to the same text.
 func FuzzParseArrayText(f *testing.F) {
@@ -79,4 +126,10 @@ func FuzzParseArrayText(f *testing.F) {
 			t.Fatalf("%q: %q then %q", s, out, out2)
 		}
 	})
+}
+
+// isPgErr reports whether err is a *pgerr.Error of code and message.
+func isPgErr(err error, code, msg string) bool {
+	pe, ok := pgerr.As(err)
+	return ok && pe.Code == code && pe.Message == msg
 }

@@ -312,6 +312,9 @@ func ParseBinary(oid uint32, typmod int32, data []byte) (any, error) {
 		if len(data) < 1 || data[0] != 1 {
 			return nil, pgerr.New(pgerr.InvalidBinaryRepresentation, "unsupported jsonb version number %d", firstByte(data))
 		}
+		if e := pgerr.CheckText(data[1:]); e != nil {
+			return nil, e
+		}
 		return ParseText(OIDJSONB, typmod, data[1:], nil)
 	case OIDBytea:
 		return append([]byte(nil), data...), nil
@@ -357,6 +360,11 @@ func ParseBinary(oid uint32, typmod int32, data []byte) (any, error) {
 		}
 		return Interval{Micros: int64(be.Uint64(data)), Days: int32(be.Uint32(data[8:])), Months: int32(be.Uint32(data[12:]))}, nil
 	case OIDText, OIDVarchar, OIDBPChar, OIDName, OIDJSON, OIDXML, OIDUnknown:
+		// textrecv and its kin take the bytes through the client-to-server
+		// conversion, which refuses invalid UTF-8 and NUL (22021).
+		if e := pgerr.CheckText(data); e != nil {
+			return nil, e
+		}
 		return ParseText(oid, typmod, data, nil)
 	}
 	if elem, isArr := arrayElem(oid); isArr {

@@ -177,6 +177,8 @@ type CopyReader struct {
 	lbuf   []byte // the current line when it spans bufio's buffer
 	raw    []byte // the current raw line (for error context)
 	done   bool
+	// verifier verifies text and CSV input as it is read (nil: binary).
+	verifier *textVerifier
 	// binary state
 	headerDone bool
 	hdr        [4]byte
@@ -192,7 +194,13 @@ func NewCopyReader(r io.Reader, opts CopyOptions, ncols int) (*CopyReader, error
 	if err := opts.Normalize(); err != nil {
 		return nil, err
 	}
-	return &CopyReader{opts: opts, r: bufio.NewReaderSize(r, copyReadBufSize), ncols: ncols}, nil
+	cr := &CopyReader{opts: opts, ncols: ncols}
+	if opts.Format != CopyBinary {
+		cr.verifier = &textVerifier{r: r}
+		r = cr.verifier
+	}
+	cr.r = bufio.NewReaderSize(r, copyReadBufSize)
+	return cr, nil
 }
 
 // Line is the 1-based input line of the row last returned (for binary, the
@@ -206,8 +214,21 @@ func (cr *CopyReader) Raw() []byte { return cr.raw }
 func (cr *CopyReader) Options() *CopyOptions { return &cr.opts }
 
 // Where is the CONTEXT line for a conversion error in column col of the
-// current row, with the column's raw value (nil for NULL).
-func (cr *CopyReader) Where(col int, value []byte) string { return cr.opts.Where(cr.line, col, value) }
+// current row, with the column's raw value (nil for NULL). A binary value
+// is not shown, as in PostgreSQL ("can't usefully display the data"): it
+// may not even be text.
+func (cr *CopyReader) Where(col int, value []byte) string {
+	if cr.opts.Format == CopyBinary {
+		return cr.opts.WhereColumn(cr.line, col)
+	}
+	return cr.opts.Where(cr.line, col, value)
+}
+
+// WhereColumn is the CONTEXT line that names a column without its value:
+// "COPY t, line 3, column x" (binary COPY).
+func (o *CopyOptions) WhereColumn(line int64, col int) string {
+	return strings.TrimSuffix(o.Where(line, col, nil), ": null input")
+}
 
 // Next returns the next row, or io.EOF after the end marker or the end of
 // input. Errors are *CopyError (22P04) or the reader's I/O error.

@@ -196,6 +196,8 @@ func TestCopyReaderErrors(t *testing.T) {
 	o := CopyOptions{Table: "t", Columns: []string{"a", "b"}}
 	csv := o
 	csv.Format = CopyCSV
+	hdr := o
+	hdr.Header = true
 	cases := []struct {
 		name, data string
 		o          CopyOptions
@@ -208,7 +210,21 @@ func TestCopyReaderErrors(t *testing.T) {
 		{"cr", "1\ta\rb\n", o, 1, "literal carriage return found in data", "COPY t, line 1: \"1\ta\rb\""},
 		{"unterminated", "1,\"abc\n2,3\n", csv, 2, "unterminated CSV quoted field", "COPY t, line 2: \"1,\"abc\n2,3\""},
 		{"csv missing", "1,2\n\"x\ny\"\n", csv, 3, `missing data for column "b"`, "COPY t, line 3: \"\"x\ny\"\""},
-		{"bad utf8", "1\t\\377\n", o, 1, `invalid byte sequence for encoding "UTF8"`, `COPY t, line 1: "1	\377"`},
+		// Encoding errors (22021), each checked against PostgreSQL 15: an
+		// escape that makes a non-ASCII byte has the line in its CONTEXT;
+		// raw bytes are refused as they are read, without it.
+		{"bad utf8", "1\t\\377\n", o, 1, `invalid byte sequence for encoding "UTF8": 0xff`, `COPY t, line 1: "1	\377"`},
+		{"escaped nul", "1\tab\\0\n", o, 1, `invalid byte sequence for encoding "UTF8": 0x00`, `COPY t, line 1: "1	ab\0"`},
+		{"escaped hex nul", "1\t\\x00\n", o, 1, `invalid byte sequence for encoding "UTF8": 0x00`, `COPY t, line 1: "1	\x00"`},
+		{"escaped truncated", "1\t\\xe2\\x82\n", o, 1, `invalid byte sequence for encoding "UTF8": 0xe2 0x82`, `COPY t, line 1: "1	\xe2\x82"`},
+		{"raw invalid", "1\t2\n3\tx\xff\xfe\n", o, 2, `invalid byte sequence for encoding "UTF8": 0xff`, `COPY t, line 2`},
+		{"raw nul", "1\tx\x00\n", o, 1, `invalid byte sequence for encoding "UTF8": 0x00`, `COPY t, line 1`},
+		{"raw in int column", "1\t2\n\xff\t3\n", o, 2, `invalid byte sequence for encoding "UTF8": 0xff`, `COPY t, line 2`},
+		{"raw header", "h\xff\n1\t2\n", hdr, 1, `invalid byte sequence for encoding "UTF8": 0xff`, `COPY t, line 1`},
+		{"raw long line", "1\t" + strings.Repeat("a", 300000) + "\xc3\x28\n", o, 1, `invalid byte sequence for encoding "UTF8": 0xc3 0x28`, `COPY t, line 1`},
+		{"csv raw", "1,2\n3,\"x\xc3\x28\"\n", csv, 2, `invalid byte sequence for encoding "UTF8": 0xc3 0x28`, `COPY t, line 2`},
+		{"csv multiline", "1,2\n3,\"multi\nline\xff\"\n", csv, 3, `invalid byte sequence for encoding "UTF8": 0xff`, `COPY t, line 3`},
+		{"csv nul", "1,2\n3,x\x00\n", csv, 2, `invalid byte sequence for encoding "UTF8": 0x00`, `COPY t, line 2`},
 	}
 	for _, tc := range cases {
 		ce, _ := copyErr(t, tc.data, tc.o, 2)
@@ -219,8 +235,12 @@ func TestCopyReaderErrors(t *testing.T) {
 		if ce.Line != tc.line || ce.Err.Message != tc.msg || ce.Err.Where != tc.where {
 			t.Errorf("%s: got line %d %q where %q; want line %d %q where %q", tc.name, ce.Line, ce.Err.Message, ce.Err.Where, tc.line, tc.msg, tc.where)
 		}
-		if tc.msg != `invalid byte sequence for encoding "UTF8"` && pgerr.Code(ce) != pgerr.BadCopyFileFormat {
-			t.Errorf("%s: code %s", tc.name, pgerr.Code(ce))
+		want := pgerr.BadCopyFileFormat
+		if strings.HasPrefix(tc.msg, "invalid byte sequence") {
+			want = pgerr.CharacterNotInRepertoire
+		}
+		if pgerr.Code(ce) != want {
+			t.Errorf("%s: code %s, want %s", tc.name, pgerr.Code(ce), want)
 		}
 	}
 	// End marker stops reading; data after it is ignored.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/bsdb/bsdb-pg/pgerr"
 )
@@ -18,6 +17,9 @@ func (cr *CopyReader) readRawLine() ([]byte, error) {
 	cr.lbuf = cr.lbuf[:0]
 	for {
 		b, err := cr.r.ReadSlice('\n')
+		if err == errInvalidText {
+			return nil, cr.encodingError()
+		}
 		if err == bufio.ErrBufferFull {
 			if err := cr.checkLineLen(len(cr.lbuf), len(b)); err != nil {
 				return nil, err
@@ -37,6 +39,18 @@ func (cr *CopyReader) readRawLine() ([]byte, error) {
 		}
 		return b, nil
 	}
+}
+
+// encodingError is PostgreSQL's error for COPY input that is not valid in
+// the server encoding (UTF8; a NUL byte neither), which textVerifier found
+// as the input was read: so every column type gets it, and its CONTEXT is
+// the line without its text (which cannot be printed). The line is the
+// physical line being read, the one that holds the bytes (the verifier
+// handed on every byte before them).
+func (cr *CopyReader) encodingError() *CopyError {
+	e := pgerr.InvalidByteSequence(cr.verifier.bad)
+	e.Where = cr.opts.Where(cr.line+1, -1, nil)
+	return &CopyError{Line: cr.line + 1, Column: -1, Err: e}
 }
 
 // maxCopyLineBytes bounds a COPY line (text) or record (CSV, with its
@@ -215,7 +229,9 @@ func (cr *CopyReader) unescapeText(f []byte) ([]byte, error) {
 		// backslash) is an empty string, not NULL: never return nil.
 		out = make([]byte, 0, len(f))
 	}
-	highBit := false
+	// nonASCII is PostgreSQL's saw_non_ascii: an escape made a byte that
+	// is not plain ASCII (\xff, \0), so the field is verified again.
+	nonASCII := false
 	for i := 0; i < len(f); i++ {
 		c := f[i]
 		if c != '\\' {
@@ -235,7 +251,7 @@ func (cr *CopyReader) unescapeText(f []byte) ([]byte, error) {
 				v = v*8 + int(f[i]-'0')
 			}
 			c = byte(v)
-			highBit = highBit || c >= 0x80
+			nonASCII = nonASCII || c >= 0x80 || c == 0
 		case c == 'x' && i+1 < len(f) && isHex(f[i+1]):
 			i++
 			h, _ := unhex(f[i])
@@ -245,7 +261,7 @@ func (cr *CopyReader) unescapeText(f []byte) ([]byte, error) {
 				h = h<<4 | l
 			}
 			c = h
-			highBit = highBit || c >= 0x80
+			nonASCII = nonASCII || c >= 0x80 || c == 0
 		case c == 'b':
 			c = '\b'
 		case c == 'f':
@@ -265,10 +281,12 @@ func (cr *CopyReader) unescapeText(f []byte) ([]byte, error) {
 	}
 	cr.attr = out
 	v := out[start:]
-	if highBit && !utf8.Valid(v) {
-		e := cr.opts.newCopyError(cr.line, -1, cr.raw, "invalid byte sequence for encoding \"UTF8\"")
-		e.Err.Code = "22021"
-		return nil, e
+	if nonASCII {
+		if i := pgerr.InvalidText(v); i >= 0 {
+			e := pgerr.InvalidByteSequence(v[i:])
+			e.Where = cr.opts.Where(cr.line, -1, cr.raw)
+			return nil, &CopyError{Line: cr.line, Column: -1, Err: e}
+		}
 	}
 	return v, nil
 }

@@ -109,6 +109,26 @@
 // PostgreSQL's CONTEXT line ("COPY t, line 3: ..." ); for a conversion error
 // in a value the caller uses CopyReader.Where(col, value).
 //
+// # Text encoding, array dimensions
+//
+// COPY FROM verifies its input as PostgreSQL does: text and CSV input
+// (whatever the column types, the header too) must be valid UTF-8 without
+// NUL, verified a whole read at a time as it is read (copy_verify.go: one
+// vectorized pass, no cost per line), the error met at the line that holds
+// the bytes (22021, CONTEXT "COPY t, line N" without the line); an escape
+// that makes a non-ASCII byte or a NUL (\xff, \0) has its field verified
+// again (CONTEXT with the line). Binary fields are verified by the receive
+// functions of the text types (ParseBinary of text, varchar, bpchar, name,
+// json, jsonb, xml and text array elements), and a binary COPY's CONTEXT
+// never shows a value. ParseText trusts its input: its callers verified it
+// (the query string, a Bind parameter, a COPY line). Arrays have at most
+// MaxArrayDims (6, MAXDIM) dimensions: array_in refuses the brace or
+// dimension that opens a 7th, array_recv an ndim above it (54000), so no
+// input builds a deeper nest.
+//
+// Format (format.go) follows text_format's parser step by step; FuzzFormat
+// checks that no format string panics.
+//
 // # COPY performance contract
 //
 // CopyReader.Next returns fields that alias an internal buffer (valid until

@@ -1,7 +1,6 @@
 package pgtypes
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/bsdb/bsdb-pg/pgerr"
@@ -114,118 +113,18 @@ func alignDayTime(iv Interval) Interval {
 	return iv
 }
 
-// Format is format(formatstr, args...): %s (NULL as empty), %I (an
-// identifier, quoted by quoteIdent), %L (a literal, NULL unquoted) and %%,
-// with a position (%2$s), the - flag and a width (a number, * or *n$).
-// args are the arguments' text, nil for NULL.
-func Format(format string, args []*string, quoteIdent func(string) string) (string, error) {
-	var b strings.Builder
-	next := 0 // the next argument taken without a position
-	bad := func(msg string, a ...any) *pgerr.Error { return pgerr.New(pgerr.InvalidParameterValue, msg, a...) }
-	arg := func(pos int) (*string, error) {
-		if pos >= len(args) {
-			return nil, bad("too few arguments for format()")
-		}
-		return args[pos], nil
+// Chr is chr(integer) in the UTF8 encoding: the character of code point c,
+// which must be a Unicode scalar value other than NUL (oracle_compat.c).
+func Chr(c int32) (string, error) {
+	switch {
+	case c < 0:
+		return "", pgerr.New(pgerr.InvalidParameterValue, "character number must be positive")
+	case c == 0:
+		return "", pgerr.New(pgerr.ProgramLimitExceeded, "null character not permitted")
+	case c > 0x10ffff:
+		return "", pgerr.New(pgerr.ProgramLimitExceeded, "requested character too large for encoding: %d", c)
+	case c >= 0xd800 && c <= 0xdfff:
+		return "", pgerr.New(pgerr.ProgramLimitExceeded, "requested character not valid for encoding: %d", c)
 	}
-	// number reads digits at i; ok false when there are none.
-	number := func(i int) (n, j int, ok bool) {
-		j = i
-		for j < len(format) && format[j] >= '0' && format[j] <= '9' {
-			n = n*10 + int(format[j]-'0')
-			j++
-		}
-		return n, j, j > i
-	}
-	for i := 0; i < len(format); i++ {
-		c := format[i]
-		if c != '%' {
-			b.WriteByte(c)
-			continue
-		}
-		i++
-		if i >= len(format) {
-			return "", bad("unterminated format() type specifier")
-		}
-		if format[i] == '%' {
-			b.WriteByte('%')
-			continue
-		}
-		pos := -1
-		if n, j, ok := number(i); ok && j < len(format) && format[j] == '$' {
-			pos, i = n-1, j+1
-		}
-		left := false
-		for i < len(format) && format[i] == '-' {
-			left, i = true, i+1
-		}
-		width := 0
-		switch {
-		case i < len(format) && format[i] == '*':
-			i++
-			wpos := next
-			if n, j, ok := number(i); ok && j < len(format) && format[j] == '$' {
-				wpos, i = n-1, j+1
-			} else {
-				next++
-			}
-			w, err := arg(wpos)
-			if err != nil {
-				return "", err
-			}
-			if w != nil {
-				fmt.Sscan(*w, &width)
-			}
-			if width < 0 {
-				left, width = true, -width
-			}
-		default:
-			if n, j, ok := number(i); ok {
-				width, i = n, j
-			}
-		}
-		if i >= len(format) {
-			return "", bad("unterminated format() type specifier")
-		}
-		if pos < 0 {
-			pos = next
-			next++
-		} else {
-			next = pos + 1
-		}
-		v, err := arg(pos)
-		if err != nil {
-			return "", err
-		}
-		var s string
-		switch format[i] {
-		case 's':
-			if v != nil {
-				s = *v
-			}
-		case 'I':
-			if v == nil {
-				return "", pgerr.New(pgerr.NullValueNotAllowed, "null values cannot be formatted as an SQL identifier")
-			}
-			s = quoteIdent(*v)
-		case 'L':
-			s = "NULL"
-			if v != nil {
-				s = QuoteLiteral(*v)
-			}
-		default:
-			e := bad("unrecognized format() type specifier \"%c\"", format[i])
-			e.Hint = `For a single "%" use "%%".`
-			return "", e
-		}
-		if pad := width - len([]rune(s)); pad > 0 {
-			if left {
-				s += strings.Repeat(" ", pad)
-			} else {
-				s = strings.Repeat(" ", pad) + s
-			}
-		}
-		b.WriteString(s)
-	}
-	return b.String(), nil
+	return string(rune(c)), nil
 }

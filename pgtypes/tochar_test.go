@@ -166,31 +166,3 @@ func FuzzToTimestamp(f *testing.F) {
 		_, _ = ToTimestamp(in, format)
 	})
 }
-
-// TestFormat: format() as PostgreSQL 15 prints it (pg_functions.sql runs
-// the same calls on both).
-func TestFormat(t *testing.T) {
-	str := func(s string) *string { return &s }
-	qi := func(s string) string { return QuoteIdent(s, func(string) bool { return false }) }
-	for _, c := range []struct {
-		f    string
-		args []*string
-		want string
-	}{
-		{"Hello %s, %I, %L, %%, %L", []*string{str("World"), str("Select"), str("it's"), nil}, `Hello World, "Select", 'it''s', %, NULL`},
-		{"%2$s %1$s", []*string{str("a"), str("b")}, "b a"},
-		{"|%5s|%-5s|", []*string{str("ab"), str("cd")}, "|   ab|cd   |"},
-		{"%*s|%-*s|", []*string{str("4"), str("x"), str("3"), str("y")}, "   x|y  |"},
-		{"%s", []*string{nil}, ""},
-	} {
-		got, err := Format(c.f, c.args, qi)
-		if err != nil || got != c.want {
-			t.Errorf("format(%q) = %q, %v; want %q", c.f, got, err, c.want)
-		}
-	}
-	for _, f := range []string{"%s %s", "%x", "%"} {
-		if _, err := Format(f, []*string{str("a")}, qi); err == nil {
-			t.Errorf("format(%q): no error", f)
-		}
-	}
-}

@@ -90,6 +90,16 @@
 //     are ignored. COPY TO STDOUT: each Write is one CopyData; Complete sends
 //     CopyDone then CommandComplete.
 //
+// # Text encoding
+//
+// Every string of a message (a Query's or Parse's query text, statement
+// and portal names) must be valid UTF-8 without NUL, as PostgreSQL's
+// pq_getmsgstring converts it from the client encoding: otherwise ERROR
+// 22021 (pgerr.CheckText) before the statement reaches the Session, the
+// whole string checked, comments too; inside a block the error fails it
+// (ProtocolErrorHandler). Bind parameters are the Session's to check: their
+// format decides (server.Bind).
+//
 // # Errors and robustness
 //
 // An *pgerr.Error becomes an ErrorResponse with its SQLSTATE, message,

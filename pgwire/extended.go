@@ -83,7 +83,25 @@ func (c *conn) stmt(name string) (*stmtEntry, bool) {
 	return s, ok
 }
 
+// checkStrings is what pq_getmsgstring does to the strings of a message
+// (query text, statement and portal names) before anything uses them: the
+// conversion from the client encoding, which refuses invalid UTF-8 (22021).
+// The message is well formed, so the error is an ERROR, not FATAL.
+func (c *conn) checkStrings(a, b string) *pgerr.Error {
+	e := pgerr.CheckTextString(a)
+	if e == nil {
+		e = pgerr.CheckTextString(b)
+	}
+	if e != nil {
+		return c.protocolFail(e)
+	}
+	return nil
+}
+
 func (c *conn) parse(m cmdParse) error {
+	if e := c.checkStrings(m.name, m.sql); e != nil {
+		return e
+	}
 	if old, ok := c.stmt(m.name); ok {
 		if m.name != "" {
 			return c.protocolFail(pgerr.New(pgerr.DuplicatePreparedStatement, "prepared statement %q already exists", m.name))
@@ -130,6 +148,9 @@ func protocolError(msg string) *pgerr.Error {
 }
 
 func (c *conn) bind(m *cmdBind) error {
+	if e := c.checkStrings(m.portal, m.stmt); e != nil {
+		return e
+	}
 	s, ok := c.stmt(m.stmt)
 	if !ok {
 		return c.protocolFail(stmtNotFound(m.stmt))
@@ -187,6 +208,9 @@ func (c *conn) sendColumns(cols []Column) error {
 }
 
 func (c *conn) describe(m *cmdDescribe) error {
+	if e := c.checkStrings(m.name, ""); e != nil {
+		return e
+	}
 	switch m.kind {
 	case 'S':
 		s, ok := c.stmt(m.name)
@@ -224,6 +248,9 @@ func (c *conn) describe(m *cmdDescribe) error {
 }
 
 func (c *conn) execute(m *cmdExecute) error {
+	if e := c.checkStrings(m.portal, ""); e != nil {
+		return e
+	}
 	p, ok := c.portals[m.portal]
 	if !ok {
 		return c.protocolFail(portalNotFound(m.portal))
@@ -246,6 +273,9 @@ func (c *conn) execute(m *cmdExecute) error {
 }
 
 func (c *conn) closeObject(m cmdClose) error {
+	if e := c.checkStrings(m.name, ""); e != nil {
+		return e
+	}
 	switch m.kind {
 	case 'S':
 		if s, ok := c.stmt(m.name); ok {
@@ -281,6 +311,14 @@ func (c *conn) sync() {
 // simpleQuery runs a Query message: its results, ErrorResponse if it
 // failed, and always ReadyForQuery.
 func (c *conn) simpleQuery(sql string) {
+	if e := c.checkStrings(sql, ""); e != nil {
+		// Refused as the message is read (PostgreSQL verifies the whole
+		// string, comments too), before the statement starts: the unnamed
+		// statement stays, pg_stat_activity never shows the bytes.
+		c.sendError(e)
+		c.readyForQuery()
+		return
+	}
 	c.setState("active", sql)
 	// PostgreSQL drops the unnamed statement and portal at each simple Query.
 	if s, ok := c.stmts[""]; ok {

@@ -204,6 +204,48 @@ func (formatUDF) Executor() duckdb.ScalarFuncExecutor {
 	}}
 }
 
+// chrUDF is PostgreSQL's chr(integer) (pgtypes.Chr): DuckDB's chr makes
+// a NUL or a surrogate, text no table may hold.
+type chrUDF struct{}
+
+func (chrUDF) Config() duckdb.ScalarFuncConfig {
+	i, _ := duckdb.NewTypeInfo(duckdb.TYPE_INTEGER)
+	text, _ := duckdb.NewTypeInfo(duckdb.TYPE_VARCHAR)
+	return duckdb.ScalarFuncConfig{InputTypeInfos: []duckdb.TypeInfo{i}, ResultTypeInfo: text}
+}
+
+func (chrUDF) Executor() duckdb.ScalarFuncExecutor {
+	return duckdb.ScalarFuncExecutor{RowExecutor: func(values []driver.Value) (any, error) {
+		c, _ := values[0].(int32)
+		s, err := pgtypes.Chr(c)
+		if err != nil {
+			return nil, withSQLState(err)
+		}
+		return s, nil
+	}}
+}
+
+// convertFromUDF is convert_from(bytea, 'UTF8'): the bytes as text once
+// verified, with PostgreSQL's 22021 naming the first invalid sequence
+// (DuckDB's decode keeps a NUL and words its refusal otherwise).
+type convertFromUDF struct{}
+
+func (convertFromUDF) Config() duckdb.ScalarFuncConfig {
+	blob, _ := duckdb.NewTypeInfo(duckdb.TYPE_BLOB)
+	text, _ := duckdb.NewTypeInfo(duckdb.TYPE_VARCHAR)
+	return duckdb.ScalarFuncConfig{InputTypeInfos: []duckdb.TypeInfo{blob}, ResultTypeInfo: text}
+}
+
+func (convertFromUDF) Executor() duckdb.ScalarFuncExecutor {
+	return duckdb.ScalarFuncExecutor{RowExecutor: func(values []driver.Value) (any, error) {
+		b, _ := values[0].([]byte)
+		if e := pgerr.CheckText(b); e != nil {
+			return nil, withSQLState(e)
+		}
+		return string(b), nil
+	}}
+}
+
 // codecUDF is PostgreSQL's encode(bytea, format) or decode(text, format).
 type codecUDF struct{ encode bool }
 
@@ -255,6 +297,7 @@ func (e *Engine) registerUDFs(ctx context.Context) error {
 		"__bsdb_to_char": toCharUDF{}, "__bsdb_to_char_tz": toCharUDF{zoned: true},
 		"__bsdb_encode": codecUDF{encode: true}, "__bsdb_decode": codecUDF{},
 		"__bsdb_to_timestamp": toTimestampUDF{}, "__bsdb_format": formatUDF{},
+		"__bsdb_chr": chrUDF{}, "__bsdb_convert_from": convertFromUDF{},
 	} {
 		if err := duckdb.RegisterScalarUDF(conn, name, u); err != nil {
 			return fmt.Errorf("%s: %w", name, err)

@@ -260,6 +260,24 @@ func (s *session) copyFrom(ctx context.Context, spec *copySpec, w pgwire.ResultW
 func decodeCopy(ctx context.Context, rd *pgtypes.CopyReader, dec *copyDecoder, emit func(arrow.RecordBatch) error) (int64, error) {
 	opts := rd.Options()
 	var n int64
+	// cut verifies the fused path's text (checkText) and hands the batch
+	// on; fail reports err unless text appended before it is invalid,
+	// which comes first in the input.
+	cut := func() error {
+		if err := dec.checkText(opts, n-int64(dec.rows)); err != nil {
+			return err
+		}
+		if rec := dec.batch(); rec != nil {
+			return emit(rec)
+		}
+		return nil
+	}
+	fail := func(err error) (int64, error) {
+		if terr := dec.checkText(opts, n-int64(dec.rows)); terr != nil {
+			return 0, terr
+		}
+		return 0, err
+	}
 	for {
 		if dec.fused != nil {
 			if k := dec.appendBuffered(rd); k > 0 {
@@ -270,7 +288,7 @@ func decodeCopy(ctx context.Context, rd *pgtypes.CopyReader, dec *copyDecoder, e
 				}
 				n += int64(k)
 				if dec.full() {
-					if err := emit(dec.batch()); err != nil {
+					if err := cut(); err != nil {
 						return 0, err
 					}
 				}
@@ -282,18 +300,18 @@ func decodeCopy(ctx context.Context, rd *pgtypes.CopyReader, dec *copyDecoder, e
 			break
 		}
 		if err != nil {
-			return 0, err
+			return fail(err)
 		}
 		if col, err := dec.appendRow(fields); err != nil {
 			var re *rowError
 			if errors.As(err, &re) {
-				return 0, withWhere(re.err, opts.Where(rd.Line(), -1, nil))
+				return fail(withWhere(re.err, opts.Where(rd.Line(), -1, nil)))
 			}
-			return 0, withWhere(err, rd.Where(col, fields[col]))
+			return fail(withWhere(err, rd.Where(col, fields[col])))
 		}
 		n++
 		if dec.full() {
-			if err := emit(dec.batch()); err != nil {
+			if err := cut(); err != nil {
 				return 0, err
 			}
 		}
@@ -303,10 +321,8 @@ func decodeCopy(ctx context.Context, rd *pgtypes.CopyReader, dec *copyDecoder, e
 			}
 		}
 	}
-	if rec := dec.batch(); rec != nil {
-		if err := emit(rec); err != nil {
-			return 0, err
-		}
+	if err := cut(); err != nil {
+		return 0, err
 	}
 	return n, nil
 }

@@ -431,6 +431,20 @@ func TestCopyFusedBinaryMatchesRowPath(t *testing.T) {
 		f[i] = v
 		return f
 	}
+	// Invalid text, then another error a few rows later: the text's error
+	// comes first in the input, and is the one reported.
+	two := cw.AppendHeader(nil, nil)
+	for i := range 3000 {
+		switch i {
+		case 1500:
+			two = cw.AppendRow(two, with(6, []byte("\xc3\x28")))
+		case 1510:
+			two = cw.AppendRow(two, with(0, nil))
+		default:
+			two = cw.AppendRow(two, row(rng, i))
+		}
+	}
+	check(t, "invalid text before a NOT NULL violation", cw.AppendTrailer(two), 5, 1<<20)
 	for name, bad := range map[string][][]byte{
 		"NULL in a NOT NULL column": with(0, nil),
 		"int8 of 4 bytes":           with(0, []byte{0, 0, 0, 1}),
@@ -438,7 +452,11 @@ func TestCopyFusedBinaryMatchesRowPath(t *testing.T) {
 		"bool of 2 bytes":           with(5, []byte{0, 1}),
 		"date of 3 bytes":           with(8, []byte{0, 0, 1}),
 		"too few fields":            good[:len(good)-1],
-		"too many fields":           append(append([][]byte(nil), good...), []byte("x")),
+		// Text the fused path verifies after the fact (checkText).
+		"text not UTF-8":              with(6, []byte("a\xffb")),
+		"text with a NUL":             with(6, []byte("a\x00")),
+		"text starting mid-character": with(6, []byte("\xa9x")),
+		"too many fields":             append(append([][]byte(nil), good...), []byte("x")),
 	} {
 		for _, at := range []int{1, 1777, 2999} {
 			check(t, fmt.Sprintf("%s at row %d", name, at+1), small(bad, at), uint64(at), 1<<20)
@@ -476,6 +494,7 @@ func FuzzCopyBinaryDecode(f *testing.F) {
 	f.Add(rows)
 	f.Add(cw.AppendTrailer(rows))
 	f.Add(cw.AppendRow(rows, [][]byte{nil, nil, nil, nil, nil, nil, nil}))
+	f.Add(cw.AppendRow(rows, [][]byte{be.AppendUint64(nil, 9), nil, nil, nil, []byte("é\xff\x00"), nil, nil}))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		data := append(append([]byte(nil), header...), body...)
 		rd1, err := pgtypes.NewCopyReader(bytes.NewReader(data), opts, len(cols))

@@ -49,4 +49,16 @@
 // An error inside
 // a block puts it in the failed state: every statement but ROLLBACK/COMMIT
 // gets 25P02 until then; COMMIT of a failed block rolls back.
+//
+// Text encoding: a Bind parameter in text format (of any type) must be
+// valid UTF-8 without NUL, as exec_bind_message converts it first; a binary
+// one of a text type is verified by pgtypes.ParseBinary; both fail with
+// 22021 and CONTEXT "unnamed portal parameter $N". A COPY is verified as it
+// is parsed (pgtypes), and fails whole; the fused binary path verifies the
+// text it appended as one run per column (checkText) before a batch leaves
+// the decoder or another error is reported, so the first error in the
+// input is the one reported. INSERT ...
+// SELECT verifies the text DuckDB computed. VACUUM FULL (vacuum.go)
+// rewrites the data files of tables that hold invalid text written by
+// older versions (txn.RepairText).
 package server

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
@@ -224,12 +225,17 @@ func (s *session) Bind(ctx context.Context, stmt pgwire.Statement, portalName st
 		var v any
 		if formatOf(paramFormats, i) == 1 {
 			v, err = pgtypes.ParseBinary(oid, -1, raw)
+		} else if e := pgerr.CheckText(raw); e != nil {
+			// A text parameter of any type is converted from the client
+			// encoding first (exec_bind_message), which refuses invalid
+			// UTF-8 and NUL before the type's input function runs.
+			err = e
 		} else {
 			v, err = pgtypes.ParseText(oid, -1, raw, &s.set.types)
 		}
 		if err != nil {
 			s.fail()
-			return nil, err
+			return nil, bindParamContext(err, portalName, i)
 		}
 		args[i] = v
 	}
@@ -314,4 +320,21 @@ func (n *noticeWriter) Notice(no *pgerr.Error) error {
 		return nil
 	}
 	return n.ResultWriter.Notice(no)
+}
+
+// bindParamContext gives an encoding error of Bind parameter i (0-based)
+// PostgreSQL's CONTEXT line (bind_param_error_callback, which names no
+// value: the bytes could not be converted).
+func bindParamContext(err error, portal string, i int) error {
+	pe, ok := pgerr.As(err)
+	if !ok || pe.Code != pgerr.CharacterNotInRepertoire || pe.Where != "" {
+		return err
+	}
+	e := *pe
+	if portal != "" {
+		e.Where = fmt.Sprintf("portal \"%s\" parameter $%d", portal, i+1)
+	} else {
+		e.Where = fmt.Sprintf("unnamed portal parameter $%d", i+1)
+	}
+	return &e
 }

@@ -241,6 +241,15 @@ func (p *insertPlan) buildBatches(ctx context.Context) ([]arrow.RecordBatch, int
 				bb.abort()
 				return nil, 0, err
 			}
+			if str, ok := cv.(string); ok {
+				// Text the query engine computed (a JSON string with
+				// \u0000, a function's result): no table may hold a NUL
+				// or invalid UTF-8, which no reader could read back.
+				if e := pgerr.CheckTextString(str); e != nil {
+					bb.abort()
+					return nil, 0, e
+				}
+			}
 			conv[i] = cv
 		}
 		if err := bb.appendRow(conv); err != nil {

@@ -202,6 +202,9 @@ func (s *session) planTyped(ctx context.Context, st *bsql.Statement, params []an
 	if p, ok, err := s.planCursor(ctx, st, params, formats); ok {
 		return p, err
 	}
+	if p, ok, err := s.planVacuum(st); ok {
+		return p, err
+	}
 	return nil, st.Unsupported()
 }
 

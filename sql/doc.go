@@ -193,6 +193,13 @@
 //   - JSON constructors (to_json[b], json[b]_build_object/array,
 //     json[b]_agg, json[b]_object_agg, row_to_json of a whole row) -> text
 //     built with PostgreSQL's layout and value formats (json.go).
+//   - chr(n) -> __bsdb_chr, convert_from(b, 'UTF8') -> __bsdb_convert_from
+//     (planner's Go functions): DuckDB's chr(0) and decode make a NUL or
+//     refuse in their own words; these give PostgreSQL's 54000 / 22021.
+//   - ARRAY[...] nested deeper than 6 (MAXDIM) -> 54000 at translation,
+//     before a deep nest reaches the deparser. A scanner error for an
+//     escape that made invalid UTF-8 (E'\xff', E'\000') is 22021 without a
+//     position, as PostgreSQL reports it (parseError).
 //
 // Session setup (Setup): integer_division = true; default_null_order =
 // nulls_last_on_asc_first_on_desc (PostgreSQL sorts NULL as the largest

@@ -115,6 +115,13 @@ var errRules = []errRule{
 	{re: regexp.MustCompile(`^Invalid Input Error: (count must be greater than zero|lower bound cannot equal upper bound)`), fn: func(m []string, _ string) *pgerr.Error {
 		return pgerr.New("2201G", "%s", m[1])
 	}},
+	// A data file with text that is not UTF-8, written before the inputs
+	// refused it: say which file, and the statement that repairs it.
+	{re: regexp.MustCompile(`Invalid string encoding found in Parquet file "([^"]*)"`), fn: func(m []string, _ string) *pgerr.Error {
+		e := pgerr.New(pgerr.DataCorrupted, "invalid byte sequence for encoding \"UTF8\" in data file \"%s\"", m[1])
+		e.Hint = "An older version stored text that is not valid UTF-8. VACUUM FULL of the table rewrites its files with U+FFFD in place of the invalid bytes."
+		return e
+	}},
 	// A Go function of ours failed with a PostgreSQL error (planner's
 	// withSQLState).
 	{re: regexp.MustCompile("SQLSTATE ([0-9A-Z]{5}): ([^\x1f]*)(?:\x1f([^\x1f]*)\x1f([^\x1f]*))?"), fn: func(m []string, _ string) *pgerr.Error {

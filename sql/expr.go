@@ -83,6 +83,13 @@ func (tr *translator) expr(n *pg_query.Node, sc *scope, want typ) (typ, error) {
 		return tr.subLink(v.SubLink, sc)
 	case *pg_query.Node_SqlvalueFunction:
 		return sqlValueFunctionType(v.SqlvalueFunction.Op), nil
+	case *pg_query.Node_AArrayExpr:
+		// ARRAY[[...]] nested beyond MAXDIM: PostgreSQL's 54000 (no
+		// position, an executor error), before the nest reaches the
+		// deparser, whose recursion a few thousand levels overflow.
+		if d := arrayNesting(v.AArrayExpr, pgtypes.MaxArrayDims+1); d > pgtypes.MaxArrayDims {
+			return unknownTyp, pgtypes.TooManyArrayDims(d)
+		}
 	case *pg_query.Node_List:
 		var t typ
 		for _, it := range v.List.Items {
@@ -872,4 +879,21 @@ func (tr *translator) jsonbExists(n *pg_query.Node, e *pg_query.A_Expr, op strin
 	fn := map[string]string{"?": "list_contains", "?|": "list_has_any", "?&": "list_has_all"}[op]
 	n.Node = makeCall(fn, e.Location, makeCall("__bsdb_jsonb_strings", -1, e.Lexpr), e.Rexpr).Node
 	return typ{OIDBool, -1}, nil
+}
+
+// arrayNesting is the dimensions an ARRAY[] constructor nests as
+// sub-arrays (ARRAY[[1],[2]] is 2), counted up to limit. The innermost
+// constructor is checked first in PostgreSQL, so a nest deeper than MAXDIM
+// is always reported as MAXDIM + 1.
+func arrayNesting(a *pg_query.A_ArrayExpr, limit int) int {
+	if limit <= 1 {
+		return 1
+	}
+	d := 1
+	for _, e := range a.Elements {
+		if sub := e.GetAArrayExpr(); sub != nil {
+			d = max(d, 1+arrayNesting(sub, limit-1))
+		}
+	}
+	return d
 }

@@ -29,7 +29,7 @@ var funcResult = map[string]typ{
 	"extract": {OIDNumeric, -1}, "date_part": {OIDFloat8, -1},
 	"bool_and": {OIDBool, -1}, "bool_or": {OIDBool, -1}, "every": {OIDBool, -1},
 	"encode": {OIDText, -1}, "decode": {OIDBytea, -1}, "sha256": {OIDBytea, -1},
-	"convert_to": {OIDBytea, -1}, "convert_from": {OIDText, -1},
+	"convert_to": {OIDBytea, -1}, "convert_from": {OIDText, -1}, "chr": {OIDText, -1},
 	"quote_ident": {OIDText, -1}, "quote_literal": {OIDText, -1}, "quote_nullable": {OIDText, -1},
 	"justify_hours": {OIDInterval, -1}, "justify_days": {OIDInterval, -1}, "justify_interval": {OIDInterval, -1},
 	"width_bucket": {OIDInt4, -1}, "num_nulls": {OIDInt4, -1}, "num_nonnulls": {OIDInt4, -1},
@@ -250,15 +250,23 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 				rewriteCall(n, "unhex", inner)
 			}
 		case "convert_to", "convert_from":
-			// The server encoding is UTF8: DuckDB's encode/decode are the
-			// conversions to and from UTF-8 bytes.
+			// The server encoding is UTF8: DuckDB's encode is the
+			// conversion to UTF-8 bytes; the other way is
+			// __bsdb_convert_from, which verifies them (no NUL, no
+			// invalid sequence may become text).
 			if len(fc.Args) == 2 {
 				if c := fc.Args[1].GetAConst(); c != nil && c.GetSval() != nil {
 					if e := strings.ToUpper(strings.ReplaceAll(c.GetSval().Sval, "-", "")); e == "UTF8" {
-						fn := map[string]string{"convert_to": "encode", "convert_from": "decode"}[name]
+						fn := map[string]string{"convert_to": "encode", "convert_from": "__bsdb_convert_from"}[name]
 						rewriteCall(n, fn, fc.Args[0])
 					}
 				}
+			}
+		case "chr":
+			// PostgreSQL's checks (planner/udf.go): DuckDB's chr(0) makes
+			// a NUL, which no text may hold.
+			if len(fc.Args) == 1 {
+				fc.Funcname = []*pg_query.Node{pg_query.MakeStrNode("__bsdb_chr")}
 			}
 		case "encode", "decode":
 			// PostgreSQL's formats (pgtypes.EncodeBytes), not DuckDB's

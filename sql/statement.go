@@ -220,6 +220,13 @@ func parseError(query string, err error) error {
 			// character position.
 			e.Position = pe.Cursorpos
 		}
+		if strings.HasPrefix(pe.Message, "invalid byte sequence for encoding") {
+			// An escape in a literal (E'\xff', E'\000') made bytes that
+			// are not UTF-8: the scanner's pg_verifymbstr, 22021 without
+			// a position, as PostgreSQL reports it.
+			e.Code, e.Position = pgerr.CharacterNotInRepertoire, 0
+			return e
+		}
 		if strings.Contains(pe.Message, "unterminated") || strings.HasPrefix(pe.Message, "syntax error") {
 			return e
 		}

@@ -43,6 +43,19 @@
 // randomized 2-15 ms backoff, up to 64 attempts; the staged files do not
 // depend on the head (format v2), so they are reused.
 //
+// # Text written by older versions (repair.go)
+//
+// The inputs refuse text that is not valid UTF-8 or holds a NUL; versions
+// before that check stored it, and the query engine cannot read it back.
+// WAL recovery repairs every recovered batch (each run of invalid bytes and
+// each NUL becomes U+FFFD, with a warning) before it is buffered, so the
+// replayed rows are readable and flush repaired. RepairText (the server's
+// VACUUM FULL) rewrites the data files that hold such text: it flushes,
+// then, holding maint and commitMu as Truncate does, reads each file,
+// writes a repaired copy of those that need it and swaps them in one
+// manifest version (a conflict with another process re-applies the swap
+// to the new head), then deletes the old files.
+//
 // # Bulk load (bulk.go)
 //
 // BeginBulk / BulkLoad.Write / Commit | Abort: one large write (an

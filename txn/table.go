@@ -275,6 +275,7 @@ func open(ctx context.Context, opts Options, mm *manifest.Manager, pub *iceberg.
 	t.resolveLog(head)
 	now := time.Now()
 	for _, r := range recs {
+		t.repairRecovered(r.Batches)
 		for _, b := range r.Batches {
 			t.pw.batches = append(t.pw.batches, Batch{ID: t.nextID.Add(1), TxID: r.TxID, Rec: b})
 			t.pw.bytes += recordBytes(b)
