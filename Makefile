@@ -27,7 +27,7 @@ PGURL      ?=
 # Only those that exist yet (a missing directory would fail `go test`).
 RACE_PKGS  := $(foreach d,wal txn storage pgwire planner server,$(if $(wildcard $(d)/*),./$(d)/...))
 # Fuzz targets as package:Target.
-FUZZ_TARGETS := ./wal:FuzzSegmentReader ./pgwire:FuzzServerMessages ./pgtypes:FuzzFormat
+FUZZ_TARGETS := ./wal:FuzzSegmentReader ./pgwire:FuzzServerMessages ./pgtypes:FuzzFormat ./server:FuzzStatements
 
 .PHONY: all build run test vet fmtcheck gotest testrace regress regress-update fuzz bench lint clean
 
@@ -68,7 +68,7 @@ fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; fn=$${t##*:}; \
 		echo "fuzz $$fn in $$pkg for $(FUZZTIME)"; \
-		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg; \
+		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 10s $$pkg; \
 	done
 
 bench:

@@ -266,3 +266,49 @@ func TestExplainShowsNoInternals(t *testing.T) {
 		}
 	}
 }
+
+// The statements that killed the server process (pg_query's or the
+// deparser's C code overflowing a stack or following a NULL) or ended the
+// session with a Go panic: each gets PostgreSQL's answer, and the server
+// and the session go on.
+func TestStatementsThatKilledTheServer(t *testing.T) {
+	ts := startServer(t, "")
+	c := ts.conn(t)
+	ctx := context.Background()
+	for _, s := range []struct {
+		sql, code, msg, value string
+	}{
+		{"SELECT ~5", "", "", "-6"},
+		{"SELECT 1" + strings.Repeat("+1", 40000), "54001", "stack depth limit exceeded", ""},
+		{"SELECT 1" + strings.Repeat(" UNION SELECT 1", 40000), "54001", "stack depth limit exceeded", ""},
+		{"SELECT '" + strings.Repeat("{", 4500) + "1" + strings.Repeat("}", 4500) + "'::int[]", "54000", "number of array dimensions (7) exceeds the maximum allowed (6)", ""},
+		{"SELECT format('%*0$s', 'Hello')", "22023", "format specifies argument 0, but arguments are numbered from 1", ""},
+	} {
+		rows, err := c.Query(ctx, s.sql, pgx.QueryExecModeSimpleProtocol)
+		var got []string
+		if err == nil {
+			for rows.Next() {
+				var v string
+				if err := rows.Scan(&v); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, v)
+			}
+			err = rows.Err()
+		}
+		short := s.sql
+		if len(short) > 40 {
+			short = short[:40] + "..."
+		}
+		var pe *pgconn.PgError
+		switch {
+		case s.code == "" && (err != nil || len(got) != 1 || got[0] != s.value):
+			t.Errorf("%s: %v %v, want %s", short, got, err, s.value)
+		case s.code != "" && (!errors.As(err, &pe) || pe.Code != s.code || pe.Message != s.msg || pe.Severity != "ERROR"):
+			t.Errorf("%s: %v, want ERROR %s %s", short, err, s.code, s.msg)
+		}
+		if got := queryStrings(t, c, "SELECT 1"); len(got) != 1 {
+			t.Fatalf("the session after %s: %v", short, got)
+		}
+	}
+}
