@@ -151,15 +151,49 @@ func TestSecurityAttempts(t *testing.T) {
 	if _, err := setup.Exec(ctx, "INSERT INTO sec_t VALUES ('x')"); err != nil {
 		t.Fatal(err)
 	}
+	// alice is an ordinary role with what a BI user gets: the table, and
+	// CREATE on the schema (so that CREATE TABLE reaches its default).
+	for _, q := range []string{"CREATE ROLE alice LOGIN", "GRANT ALL ON sec_t TO alice", "GRANT CREATE ON SCHEMA public TO alice"} {
+		if _, err := setup.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
 	attempts := securityAttempts(secret, outside, ts.dir)
 	if len(attempts) < 60 {
 		t.Fatalf("only %d attempts", len(attempts))
 	}
+	for _, role := range []string{"postgres", "alice"} {
+		t.Run(role, func(t *testing.T) { runAttempts(t, ts, role, attempts) })
+	}
+	entries, err := os.ReadDir(outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 {
+		t.Errorf("files appeared outside the data directory: %v", entries)
+	}
+	// Every session still works, and the table holds only its row.
+	c := ts.conn(t)
+	if got := queryStrings(t, c, "SELECT a FROM sec_t"); len(got) != 1 || got[0] != "x" {
+		t.Errorf("sec_t after the attempts: %v", got)
+	}
+	ctx2, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := c.Ping(ctx2); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runAttempts makes every attempt as role, each on its own connection.
+func runAttempts(t *testing.T, ts *testServer, role string, attempts []attempt) {
+	ctx := context.Background()
 	for _, a := range attempts {
 		t.Run(a.name, func(t *testing.T) {
-			c := ts.conn(t)
+			c, err := pgx.Connect(ctx, "postgres://"+role+"@"+ts.addr+"/postgres?sslmode=disable")
+			if err != nil {
+				t.Fatal(err)
+			}
 			defer c.Close(ctx)
-			var err error
 			if a.args != nil {
 				_, err = c.Exec(ctx, a.sql, a.args...)
 			} else {
@@ -184,23 +218,6 @@ func TestSecurityAttempts(t *testing.T) {
 				t.Errorf("%s: the error shows the file's content", a.sql)
 			}
 		})
-	}
-	entries, err := os.ReadDir(outside)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(entries) != 1 {
-		t.Errorf("files appeared outside the data directory: %v", entries)
-	}
-	// Every session still works, and the table holds only its row.
-	c := ts.conn(t)
-	if got := queryStrings(t, c, "SELECT a FROM sec_t"); len(got) != 1 || got[0] != "x" {
-		t.Errorf("sec_t after the attempts: %v", got)
-	}
-	ctx2, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if err := c.Ping(ctx2); err != nil {
-		t.Fatal(err)
 	}
 }
 
