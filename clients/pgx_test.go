@@ -28,7 +28,7 @@ func TestPgx(t *testing.T) {
 	// catalog relation): the session must prepare its macros on demand.
 	var db, version, cur string
 	if err := conn.QueryRow(ctx, "SELECT current_database(), version(), current_user").Scan(&db, &version, &cur); err != nil ||
-		db != "postgres" || cur != "postgres" || !strings.HasPrefix(version, "PostgreSQL 16.4 (bsdb-pg) on ") {
+		db != "postgres" || cur != "postgres" || !strings.HasPrefix(version, "PostgreSQL 15.18 (bsdb-pg) on ") {
 		t.Errorf("functions on a fresh connection: %q %q %q %v", db, version, cur, err)
 	}
 	for _, q := range fixture {
@@ -92,7 +92,7 @@ func TestPgx(t *testing.T) {
 
 	// pg_settings shows the session's values.
 	var sv, ds string
-	if err := conn.QueryRow(ctx, "SELECT (SELECT setting FROM pg_settings WHERE name = 'server_version'), (SELECT setting FROM pg_settings WHERE name = 'DateStyle')").Scan(&sv, &ds); err != nil || sv != "16.4" || ds != "ISO, MDY" {
+	if err := conn.QueryRow(ctx, "SELECT (SELECT setting FROM pg_settings WHERE name = 'server_version'), (SELECT setting FROM pg_settings WHERE name = 'DateStyle')").Scan(&sv, &ds); err != nil || sv != "15.18" || ds != "ISO, MDY" {
 		t.Errorf("pg_settings: %q %q %v", sv, ds, err)
 	}
 

@@ -119,7 +119,7 @@ type Facts struct {
 	Database      string
 	User          string
 	PID           uint32
-	ServerVersion string // e.g. "16.4"
+	ServerVersion string // e.g. "15.18"
 	StartTime     time.Time
 }
 

@@ -73,7 +73,7 @@ func (s *testSession) ProtocolError(err *pgerr.Error) { _ = s.fail(err) }
 
 func (s *testSession) ParameterStatus() [][2]string {
 	return [][2]string{
-		{"server_version", "16.4 (bsdb-pg test)"}, {"server_encoding", "UTF8"}, {"client_encoding", "UTF8"},
+		{"server_version", "15.18 (bsdb-pg test)"}, {"server_encoding", "UTF8"}, {"client_encoding", "UTF8"},
 		{"DateStyle", "ISO, MDY"}, {"TimeZone", "UTC"}, {"integer_datetimes", "on"},
 		{"standard_conforming_strings", "on"}, {"IntervalStyle", "postgres"},
 		{"application_name", s.info.Params["application_name"]}, {"is_superuser", "on"},

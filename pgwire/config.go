@@ -13,7 +13,7 @@ type Config struct {
 	TLS            *tls.Config // nil: answer SSLRequest with 'N'
 	Auth           AuthConfig
 	MaxMessageSize int    // largest message body accepted after startup; default DefaultMaxMessageSize
-	ServerVersion  string // e.g. "16.4 (bsdb-pg 0.1.0)"; sent as server_version when the Session's ParameterStatus lacks it
+	ServerVersion  string // e.g. "15.18 (bsdb-pg 0.1.0)"; sent as server_version when the Session's ParameterStatus lacks it
 	Logger         *slog.Logger
 	// AuthTimeout bounds the time from accept to the end of authentication
 	// (PostgreSQL's authentication_timeout). Default 60s.

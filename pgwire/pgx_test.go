@@ -263,7 +263,7 @@ func TestParameterStatusAndSessions(t *testing.T) {
 	ctx := context.Background()
 	conn := pgxConnect(t, ts.url("alice", "", "application_name=app1&DateStyle=ISO"))
 	pc := conn.PgConn()
-	if pc.ParameterStatus("server_version") != "16.4 (bsdb-pg test)" || pc.ParameterStatus("application_name") != "app1" {
+	if pc.ParameterStatus("server_version") != "15.18 (bsdb-pg test)" || pc.ParameterStatus("application_name") != "app1" {
 		t.Errorf("ParameterStatus: %q %q", pc.ParameterStatus("server_version"), pc.ParameterStatus("application_name"))
 	}
 	info := ts.b.lastInfo.Load()

@@ -141,7 +141,7 @@ func TestShutdownForcesStuckWriters(t *testing.T) {
 
 func TestListenAndServe(t *testing.T) {
 	b := newTestBackend()
-	srv := NewServer(Config{Listen: "127.0.0.1:0", ServerVersion: "16.4 (bsdb-pg test)"}, b)
+	srv := NewServer(Config{Listen: "127.0.0.1:0", ServerVersion: "15.18 (bsdb-pg test)"}, b)
 	done := make(chan error, 1)
 	go func() { done <- srv.ListenAndServe() }()
 	waitFor(t, "listener", func() bool { return srv.Addr() != nil })

@@ -11,8 +11,11 @@ import (
 	"github.com/bsdb/bsdb-pg/wal"
 )
 
-// ServerVersion is what we report as server_version: PostgreSQL-compatible.
-const ServerVersion = "16.4"
+// ServerVersion is what we report as server_version (and server_version_num
+// 150018, version()): the PostgreSQL release whose catalogs, functions and
+// behaviour we reproduce, so that version-checking clients (pg_dump 15,
+// drivers) accept us.
+const ServerVersion = "15.18"
 
 // Version is bsdb-pg's own version.
 const Version = "0.1.0"
@@ -46,7 +49,7 @@ func init() {
 		// SESSION AUTHORIZATION (setrole.go), which check privileges.
 		{name: "role", def: "none", readOnly: true, desc: "Sets the current role."},
 		{name: "server_version", def: ServerVersion, reported: true, readOnly: true, desc: "Shows the server version."},
-		{name: "server_version_num", def: "160004", readOnly: true, desc: "Shows the server version as an integer."},
+		{name: "server_version_num", def: "150018", readOnly: true, desc: "Shows the server version as an integer."},
 		{name: "extra_float_digits", def: "1", desc: "Sets the number of digits displayed for floating-point values.", check: intRange("extra_float_digits", -15, 3)},
 		{name: "search_path", def: `"$user", public`, desc: "Sets the schema search order for names that are not schema-qualified."},
 		{name: "statement_timeout", def: "0", desc: "Sets the maximum allowed duration of any statement.", check: checkDuration},
