@@ -109,3 +109,38 @@ func TestReservedConnectionsForSuperusers(t *testing.T) {
 		ts.conn(t) // superusers take the reserved slots (alice's refused one may not be freed yet)
 	}
 }
+
+// Settings that pg_dump's preamble, drivers and PostgreSQL's regression
+// scripts send are accepted and shown as PostgreSQL shows them, and a
+// client_encoding is read as PostgreSQL reads encoding names (asyncpg
+// sends the quoted 'utf-8').
+func TestToolSettings(t *testing.T) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	c, err := pgx.Connect(ctx, ts.url()+"&client_encoding='utf-8'")
+	if err != nil {
+		t.Fatalf("client_encoding 'utf-8' with its quotes: %v", err)
+	}
+	defer c.Close(ctx)
+	for _, s := range []struct{ set, show, want string }{
+		{"SET check_function_bodies = false", "SHOW check_function_bodies", "off"},
+		{"SET default_tablespace = ''", "SHOW default_tablespace", ""},
+		{"SET default_table_access_method = heap", "SHOW default_table_access_method", "heap"},
+		{"SET enable_seqscan = 'of'", "SHOW enable_seqscan", "off"},
+		{"SET enable_hashjoin TO true", "SHOW enable_hashjoin", "on"},
+		{"SET idle_session_timeout = 0", "SHOW idle_session_timeout", "0"},
+		{"SET client_encoding = 'unicode'", "SHOW client_encoding", "UTF8"},
+	} {
+		if _, err := c.Exec(ctx, s.set); err != nil {
+			t.Fatalf("%s: %v", s.set, err)
+		}
+		if got := queryStrings(t, c, s.show); len(got) != 1 || got[0] != s.want {
+			t.Errorf("%s after %s: %v, want %q", s.show, s.set, got, s.want)
+		}
+	}
+	_, err = c.Exec(ctx, "SET enable_seqscan = 'maybe'")
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "22023" || pe.Message != `parameter "enable_seqscan" requires a Boolean value` {
+		t.Errorf("a bad boolean: %v", err)
+	}
+}

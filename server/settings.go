@@ -74,18 +74,81 @@ func init() {
 		{name: "block_size", def: "8192", readOnly: true, desc: "Shows the size of a disk block."},
 		{name: "work_mem", def: "4MB", desc: "Sets the maximum memory to be used for query workspaces."},
 		{name: "maintenance_work_mem", def: "64MB", desc: "Sets the maximum memory to be used for maintenance operations."},
-		{name: "row_security", def: "on", desc: "Enable row security."},
-		{name: "jit", def: "off", desc: "Allow JIT compilation."},
-		{name: "geqo", def: "on", desc: "Enables genetic query optimization."},
-		{name: "enable_seqscan", def: "on", desc: "Enables the planner's use of sequential-scan plans."},
+		{name: "row_security", def: "on", desc: "Enable row security.", check: checkBool("row_security")},
+		{name: "jit", def: "off", desc: "Allow JIT compilation.", check: checkBool("jit")},
+		{name: "geqo", def: "on", desc: "Enables genetic query optimization.", check: checkBool("geqo")},
+		{name: "enable_seqscan", def: "on", desc: "Enables the planner's use of sequential-scan plans.", check: checkBool("enable_seqscan")},
 		{name: "timezone_abbreviations", def: "Default", desc: "Selects a file of time zone abbreviations."},
-		{name: "default_with_oids", def: "off", desc: "WITH OIDS is no longer supported."},
-		{name: "escape_string_warning", def: "on", desc: "Warn about backslash escapes in ordinary string literals."},
+		{name: "default_with_oids", def: "off", desc: "WITH OIDS is no longer supported.", check: checkBool("default_with_oids")},
+		{name: "escape_string_warning", def: "on", desc: "Warn about backslash escapes in ordinary string literals.", check: checkBool("escape_string_warning")},
 		{name: "xmloption", def: "content", desc: "Sets whether XML data in implicit parsing and serialization operations is to be considered as documents or content fragments."},
 		{name: "password_encryption", def: "scram-sha-256", desc: "Chooses the algorithm for encrypting passwords."},
 		{name: "cursor_tuple_fraction", def: "0.1", desc: "Sets the planner's estimate of the fraction of a cursor's rows that will be retrieved."},
+		// Accepted and shown, without effect here: what pg_dump's and
+		// pg_restore's preambles, ORMs and PostgreSQL's regression scripts
+		// set. They tune PostgreSQL's own planner, storage and procedural
+		// languages, which this server does not have.
+		{name: "check_function_bodies", def: "on", desc: "Check routine bodies during CREATE FUNCTION and CREATE PROCEDURE.", check: checkBool("check_function_bodies")},
+		{name: "default_tablespace", def: "", desc: "Sets the default tablespace to create tables and indexes in."},
+		{name: "temp_tablespaces", def: "", desc: "Sets the tablespace(s) to use for temporary tables and sort files."},
+		{name: "default_table_access_method", def: "heap", desc: "Sets the default table access method for new tables."},
+		{name: "default_toast_compression", def: "pglz", desc: "Sets the default compression method for compressible values.", check: oneOf("pglz", "lz4")},
+		{name: "idle_session_timeout", def: "0", desc: "Sets the maximum allowed idle time between queries, when not in a transaction.", check: checkDuration},
+		{name: "session_replication_role", def: "origin", desc: "Sets the session's behavior for triggers and rewrite rules.", check: oneOf("origin", "replica", "local")},
+		{name: "array_nulls", def: "on", desc: "Enable input of NULL elements in arrays.", check: checkBool("array_nulls")},
+		{name: "backslash_quote", def: "safe_encoding", desc: "Sets whether \"\\'\" is allowed in string literals.", check: oneOf("safe_encoding", "on", "off")},
+		{name: "quote_all_identifiers", def: "off", desc: "When generating SQL fragments, quote all identifiers.", check: checkBool("quote_all_identifiers")},
+		{name: "transform_null_equals", def: "off", desc: "Treats \"expr=NULL\" as \"expr IS NULL\".", check: checkBool("transform_null_equals")},
+		{name: "lo_compat_privileges", def: "off", desc: "Enables backward compatibility mode for privilege checks on large objects.", check: checkBool("lo_compat_privileges")},
+		{name: "plan_cache_mode", def: "auto", desc: "Controls the planner's selection of custom or generic plan.", check: oneOf("auto", "force_generic_plan", "force_custom_plan")},
+		{name: "constraint_exclusion", def: "partition", desc: "Enables the planner to use constraints to optimize queries.", check: oneOf("partition", "on", "off")},
+		{name: "force_parallel_mode", def: "off", desc: "Forces use of parallel query facilities.", check: oneOf("off", "on", "regress")},
+		{name: "max_parallel_workers_per_gather", def: "2", desc: "Sets the maximum number of parallel processes per executor node.", check: intRange("max_parallel_workers_per_gather", 0, 1024)},
+		{name: "from_collapse_limit", def: "8", desc: "Sets the FROM-list size beyond which subqueries are not collapsed.", check: intRange("from_collapse_limit", 1, 2147483647)},
+		{name: "join_collapse_limit", def: "8", desc: "Sets the FROM-list size beyond which JOIN constructs are not flattened.", check: intRange("join_collapse_limit", 1, 2147483647)},
+		{name: "default_statistics_target", def: "100", desc: "Sets the default statistics target.", check: intRange("default_statistics_target", 1, 10000)},
+		{name: "random_page_cost", def: "4", desc: "Sets the planner's estimate of the cost of a nonsequentially fetched disk page."},
+		{name: "seq_page_cost", def: "1", desc: "Sets the planner's estimate of the cost of a sequentially fetched disk page."},
+		{name: "cpu_tuple_cost", def: "0.01", desc: "Sets the planner's estimate of the cost of processing each tuple (row)."},
+		{name: "parallel_setup_cost", def: "1000", desc: "Sets the planner's estimate of the cost of starting up worker processes for parallel query."},
+		{name: "parallel_tuple_cost", def: "0.1", desc: "Sets the planner's estimate of the cost of passing each tuple (row) from worker to leader backend."},
+		{name: "effective_cache_size", def: "4GB", desc: "Sets the planner's assumption about the total size of the data caches."},
+		{name: "hash_mem_multiplier", def: "2", desc: "Multiple of work_mem to use for hash tables."},
+		{name: "enable_bitmapscan", def: "on", desc: "Enables the planner's use of bitmap-scan plans.", check: checkBool("enable_bitmapscan")},
+		{name: "enable_gathermerge", def: "on", desc: "Enables the planner's use of gather merge plans.", check: checkBool("enable_gathermerge")},
+		{name: "enable_hashagg", def: "on", desc: "Enables the planner's use of hashed aggregation plans.", check: checkBool("enable_hashagg")},
+		{name: "enable_hashjoin", def: "on", desc: "Enables the planner's use of hash join plans.", check: checkBool("enable_hashjoin")},
+		{name: "enable_incremental_sort", def: "on", desc: "Enables the planner's use of incremental sort steps.", check: checkBool("enable_incremental_sort")},
+		{name: "enable_indexonlyscan", def: "on", desc: "Enables the planner's use of index-only-scan plans.", check: checkBool("enable_indexonlyscan")},
+		{name: "enable_indexscan", def: "on", desc: "Enables the planner's use of index-scan plans.", check: checkBool("enable_indexscan")},
+		{name: "enable_material", def: "on", desc: "Enables the planner's use of materialization.", check: checkBool("enable_material")},
+		{name: "enable_memoize", def: "on", desc: "Enables the planner's use of memoization.", check: checkBool("enable_memoize")},
+		{name: "enable_mergejoin", def: "on", desc: "Enables the planner's use of merge join plans.", check: checkBool("enable_mergejoin")},
+		{name: "enable_nestloop", def: "on", desc: "Enables the planner's use of nested-loop join plans.", check: checkBool("enable_nestloop")},
+		{name: "enable_parallel_append", def: "on", desc: "Enables the planner's use of parallel append plans.", check: checkBool("enable_parallel_append")},
+		{name: "enable_parallel_hash", def: "on", desc: "Enables the planner's use of parallel hash plans.", check: checkBool("enable_parallel_hash")},
+		{name: "enable_partition_pruning", def: "on", desc: "Enables plan-time and execution-time partition pruning.", check: checkBool("enable_partition_pruning")},
+		{name: "enable_partitionwise_aggregate", def: "off", desc: "Enables partitionwise aggregation and grouping.", check: checkBool("enable_partitionwise_aggregate")},
+		{name: "enable_partitionwise_join", def: "off", desc: "Enables partitionwise join.", check: checkBool("enable_partitionwise_join")},
+		{name: "enable_sort", def: "on", desc: "Enables the planner's use of explicit sort steps.", check: checkBool("enable_sort")},
+		{name: "enable_tidscan", def: "on", desc: "Enables the planner's use of TID scan plans.", check: checkBool("enable_tidscan")},
 	} {
 		defGUC(g)
+	}
+}
+
+// checkBool is PostgreSQL's parse_bool for a boolean setting: on, off,
+// true, false, yes, no, 1, 0 and their unique prefixes, shown as on/off.
+func checkBool(name string) func(string) (string, error) {
+	return func(v string) (string, error) {
+		l := strings.ToLower(strings.TrimSpace(v))
+		switch {
+		case l == "1" || l != "" && (strings.HasPrefix("true", l) || strings.HasPrefix("yes", l)) || len(l) >= 2 && strings.HasPrefix("on", l):
+			return "on", nil
+		case l == "0" || l != "" && (strings.HasPrefix("false", l) || strings.HasPrefix("no", l)) || len(l) >= 2 && strings.HasPrefix("off", l):
+			return "off", nil
+		}
+		return "", pgerr.New(pgerr.InvalidParameterValue, "parameter \"%s\" requires a Boolean value", name)
 	}
 }
 
@@ -120,11 +183,24 @@ func intRange(name string, lo, hi int) func(string) (string, error) {
 	}
 }
 
+// checkEncoding accepts the names PostgreSQL takes for UTF8 (and
+// SQL_ASCII): as its clean_encoding_name, it ignores case and every
+// character that is no letter or digit, so 'utf-8', UTF_8 and even
+// asyncpg's quoted "'utf-8'" are UTF8.
 func checkEncoding(v string) (string, error) {
-	switch strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(v), "-", "")) {
-	case "UTF8", "UNICODE":
+	clean := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r - 'A' + 'a'
+		}
+		return -1
+	}, v)
+	switch clean {
+	case "utf8", "unicode":
 		return "UTF8", nil
-	case "SQL_ASCII":
+	case "sqlascii":
 		return "SQL_ASCII", nil
 	}
 	return "", pgerr.New(pgerr.InvalidParameterValue, "invalid value for parameter \"client_encoding\": \"%s\"", v).WithDetail("only UTF8 is supported")
