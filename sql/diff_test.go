@@ -31,6 +31,10 @@ var diffCases = []diffCase{
 	{name: "concat_null", q: "SELECT 'a' || NULL AS x, 'a' || 1 AS y, t || id AS z FROM nums WHERE id = 1"},
 	{name: "like", q: "SELECT id FROM nums WHERE t LIKE 'a%' ORDER BY id"},
 	{name: "ilike", q: "SELECT id FROM nums WHERE t ILIKE 'b%' ORDER BY id"},
+	// LIKE's default escape is the backslash; ESCAPE '' turns it off.
+	{name: "like_escape", q: `SELECT 'a_b' LIKE 'a\_b' AS a, 'axb' LIKE 'a\_b' AS b, 'a_b' NOT LIKE 'a\_b' AS c, 'A_B' ILIKE 'a\_b' AS d,
+		'a\b' LIKE 'a\b' ESCAPE '' AS e, 'a#_b' LIKE 'a##_b' ESCAPE '#' AS f, 'ab' ~~ 'a%' AS g, 'ab' !~~* 'A%' AS h, t LIKE '%\%%' AS i FROM nums WHERE id = 1`},
+	{name: "like_bad_escape", q: "SELECT 'ab' LIKE 'a%' ESCAPE 'xy'"},
 	{name: "order_nulls_asc", q: "SELECT i FROM nums ORDER BY i"},
 	{name: "order_nulls_desc", q: "SELECT i FROM nums ORDER BY i DESC"},
 	{name: "order_text_c", q: "SELECT t FROM nums ORDER BY t COLLATE \"C\""},

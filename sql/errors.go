@@ -231,6 +231,9 @@ var errRules = []errRule{
 	{re: regexp.MustCompile(`Sequence with name "?([\w.]+)"? does not exist`), fn: func(m []string, _ string) *pgerr.Error {
 		return pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", m[1])
 	}},
+	{re: regexp.MustCompile(`Invalid escape string\. Escape string must be empty or one character`), fn: func(m []string, _ string) *pgerr.Error {
+		return pgerr.New(pgerr.InvalidEscapeSequence, "invalid escape string").WithHint("Escape string must be empty or one character.")
+	}},
 	{re: regexp.MustCompile(`^Parser Error: (.*)`), fn: func(m []string, _ string) *pgerr.Error {
 		return pgerr.New(pgerr.SyntaxError, "%s", m[1])
 	}},

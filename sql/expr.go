@@ -357,8 +357,13 @@ func (tr *translator) aExpr(n *pg_query.Node, e *pg_query.A_Expr, sc *scope, wan
 			rt = tr.typeParam(e.Rexpr, typ{OIDText, -1})
 		}
 	}
+	if fn, ok := likeFuncs[op]; ok && e.Lexpr != nil && (e.Kind == pg_query.A_Expr_Kind_AEXPR_OP ||
+		e.Kind == pg_query.A_Expr_Kind_AEXPR_LIKE || e.Kind == pg_query.A_Expr_Kind_AEXPR_ILIKE) {
+		rewriteLike(n, e, fn)
+		return typ{OIDBool, -1}, nil
+	}
 	if e.Kind != pg_query.A_Expr_Kind_AEXPR_OP {
-		return typ{OIDBool, -1}, nil // LIKE, ILIKE, SIMILAR, BETWEEN, DISTINCT, ANY/ALL
+		return typ{OIDBool, -1}, nil // SIMILAR, BETWEEN, DISTINCT, ANY/ALL
 	}
 	if e.Lexpr == nil { // prefix operator: -x, +x, ~x
 		return rt, nil
@@ -448,6 +453,25 @@ func (tr *translator) aExpr(n *pg_query.Node, e *pg_query.A_Expr, sc *scope, wan
 		return typ{OIDBool, -1}, nil
 	}
 	return unknownTyp, nil
+}
+
+// likeFuncs are DuckDB's LIKE functions that take an escape character, by
+// PostgreSQL's operator name.
+var likeFuncs = map[string]string{"~~": "like_escape", "!~~": "not_like_escape", "~~*": "ilike_escape", "!~~*": "not_ilike_escape"}
+
+// rewriteLike turns a LIKE (ILIKE, NOT LIKE, ~~ ...) into DuckDB's
+// like_escape(x, pattern, escape): PostgreSQL's LIKE takes a backslash as
+// its escape character unless ESCAPE says otherwise (the grammar turns
+// "p ESCAPE e" into like_escape(p, e)); DuckDB's LIKE has none, so
+// 'a_b' LIKE 'a\_b' was false.
+func rewriteLike(n *pg_query.Node, e *pg_query.A_Expr, fn string) {
+	pattern, escape := e.Rexpr, pg_query.MakeAConstStrNode(`\`, -1)
+	if fc := e.Rexpr.GetFuncCall(); fc != nil && len(fc.Args) == 2 {
+		if _, name := funcName(fc); name == "like_escape" {
+			pattern, escape = fc.Args[0], fc.Args[1]
+		}
+	}
+	rewriteCall(n, fn, e.Lexpr, pattern, escape)
 }
 
 // binaryOperands translates both operands, typing a parameter on one side
