@@ -3,6 +3,7 @@ package pgcatalog
 import (
 	"context"
 	"database/sql"
+	"sync"
 	"testing"
 	"time"
 )
@@ -83,5 +84,38 @@ func BenchmarkSharedSetup(b *testing.B) {
 			}
 		}
 		db.Close()
+	}
+}
+
+// BenchmarkBinderLookups measures the lookups a binder makes per
+// operator or function call (after the first use built the maps).
+func BenchmarkBinderLookups(b *testing.B) {
+	OperatorExact("+", 23, 23)
+	CastBetween(23, 20)
+	FuncsByName("abs")
+	TypeByOID(23)
+	AggregateByFunc(2108)
+	DefaultOpClass(23, OIDBtreeAM)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if OperatorExact("+", 23, 23) == nil || CastBetween(23, 20) == nil || len(FuncsByName("abs")) == 0 ||
+			TypeCategory(23) != 'N' || !IsPreferredType('N', 701) || AggregateByFunc(2108) == nil {
+			b.Fatal("lookup failed")
+		}
+	}
+}
+
+// BenchmarkBinderFirstUse measures building every map (once per process).
+func BenchmarkBinderFirstUse(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		typesOnce, funcsOnce, opersOnce, castsOnce, aggsOnce, opcOnce = sync.Once{}, sync.Once{}, sync.Once{}, sync.Once{}, sync.Once{}, sync.Once{}
+		typeList, funcList, operList, castList, aggList = nil, nil, nil, nil, nil
+		amList, opfList, opcList, amopList, amprocList, rangeList = nil, nil, nil, nil, nil, nil
+		loadTypes()
+		loadFuncs()
+		loadOperators()
+		loadCasts()
+		loadAggregates()
+		loadOpClasses()
 	}
 }

@@ -21,7 +21,26 @@
 //     _arguments / _identity_arguments print, the regprocedure spelling
 //     and the description) and the descriptions of the built-in types,
 //     schemas, access methods and languages, as compact tab-separated
-//     lines parsed on first use (procs.go).
+//     lines parsed on first use (procs.go); oper_gen.go, cast_gen.go,
+//     agg_gen.go, opclass_gen.go and extra_gen.go hold pg_operator,
+//     pg_cast, pg_aggregate, pg_am / pg_opfamily / pg_opclass / pg_amop /
+//     pg_amproc, pg_range, typsubscript / typanalyze, the functions'
+//     argument defaults and the keywords quote_ident quotes, in the same
+//     form (regproc columns as function OIDs).
+//   - The lookups of PostgreSQL's parse analysis, for a binder, built once
+//     into maps on first use (typeinfo.go, funcinfo.go, operators.go,
+//     casts.go, aggregates.go, opclasses.go; each documents the
+//     PostgreSQL function it serves): TypeByOID / TypeByName,
+//     TypeCategory, IsPreferredType, ElementType, ArrayType, BaseType,
+//     RangeByType / RangeByMultirange; FuncByOID / FuncsByName (the
+//     candidates of func_get_detail, with argument defaults); OperatorExact
+//     / OperatorsByName / OperatorByOID (oper, left_oper, make_op);
+//     CastBetween and IsBinaryCoercible (find_coercion_pathway,
+//     find_typmod_coercion_function); AggregateByFunc; DefaultOpClass,
+//     OpfamilyMember, OpfamilyProc, AmOpsOfOperator (lookup_type_cache's
+//     equality / ordering / hash operators, ORDER BY ... USING);
+//     RegprocOut, RegoperOut, RegoperatorOut. They return shared values:
+//     callers must not modify them.
 //   - Dynamic rows built from a Snapshot (our databases, schemas, tables
 //     with columns and primary keys, sessions) and per-connection Facts
 //     (database, user, backend pid, server version, start time).
@@ -35,15 +54,18 @@
 //     pg_backend_pid, pg_encoding_to_char, pg_postmaster_start_time,
 //     information_schema._pg_expandarray, array_upper/array_lower, the
 //     pg_get_function_* and size functions, and the reg* casts
-//     (regclass_in/_out, regtype_in/_out, regnamespace, regrole, regproc).
+//     (regclass_in/_out, regtype_in/_out, regnamespace, regrole, regproc,
+//     regprocedure, regoper, regoperator), pg_operator_is_visible,
+//     pg_opclass_is_visible, pg_opfamily_is_visible.
 //     The SQL translator (sql/syscat.go) renames calls and casts to them.
 //
 // # Where rows live (DuckDB)
 //
 //   - Static relations (pg_type, pg_proc, pg_description,
-//     pg_shdescription, pg_language, pg_am, pg_collation, pg_tablespace,
-//     pg_extension and the always-empty ones: pg_inherits, pg_enum,
-//     pg_range, pg_policy, pg_trigger, pg_locks, ...) are ordinary tables
+//     pg_shdescription, pg_language, pg_operator, pg_cast, pg_aggregate,
+//     pg_am, pg_opfamily, pg_opclass, pg_amop, pg_amproc, pg_range,
+//     pg_collation, pg_tablespace, pg_extension and the always-empty ones:
+//     pg_inherits, pg_enum, pg_policy, pg_trigger, pg_locks, ...) are ordinary tables
 //     in schema __bsdb_pgc of the DuckDB database, created once per
 //     database by SharedSetup (~0.3 s, on the first catalog query).
 //   - Rows are loaded as one text literal per relation that DuckDB splits
@@ -88,9 +110,21 @@
 //   - pg_proc holds the built-in functions of pg_catalog only (not
 //     information_schema's helpers); we have no user functions.
 //   - regproc values are names, not OIDs (pg_type.typinput holds
-//     "array_in"): 'f'::regproc checks f names exactly one function and
-//     gives the name, n::regproc gives the name of function n; a regproc
-//     cannot be cast on to oid or regprocedure. regprocedure values are
+//     "array_in", pg_operator.oprcode "int4pl", as PostgreSQL prints
+//     them): 'f'::regproc checks f names exactly one function and gives
+//     the name, n::regproc gives the name of function n; a regproc cannot
+//     be cast on to oid or regprocedure, nor compared with an oid column:
+//     joins such as pg_amproc.amproc = pg_proc.oid (psql's \dAp) or
+//     pg_aggregate.aggfnoid = pg_proc.oid fail ("invalid input syntax for
+//     type bigint"). obj_description accepts a regproc name. The Go
+//     lookups and the generated lines carry the OIDs: storing OIDs instead
+//     needs the translator to print regproc values (regprocout).
+//   - tableoid is no column of the catalog relations: queries reading it
+//     (psql's \dC+, pg_dump's catalog queries) fail. pg_dump refuses the
+//     server anyway (its version is not pg_dump's).
+//   - regoper / regoperator / regtype casts are typed text (::oid int8)
+//     in results, not their PostgreSQL types; '-(int8)'::regoperator
+//     reports "operator does not exist", not 42P02 "missing argument". regprocedure values are
 //     OIDs ('abs(int4)'::regprocedure); its input matches PostgreSQL's
 //     spelling of the argument types or their internal names, not mixes
 //     or aliases such as int.

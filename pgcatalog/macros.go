@@ -35,7 +35,7 @@ var (
 
 // RegCast names the macros that implement casts to reg* types:
 // <type>_in(text) -> oid, <type>_out(oid) -> name text.
-var regTypes = []string{"regclass", "regtype", "regnamespace", "regproc", "regprocedure", "regrole"}
+var regTypes = []string{"regclass", "regtype", "regnamespace", "regproc", "regprocedure", "regrole", "regoper", "regoperator"}
 
 // IsRegType reports whether a type name is one of the OID alias types.
 func IsRegType(name string) bool {
@@ -69,7 +69,7 @@ func macros(f Facts) []string {
 	cls, ns, typ, fmtT := tn("pg_catalog", "pg_class"), tn("pg_catalog", "pg_namespace"),
 		tn("pg_catalog", "pg_type"), tn("bsdb_internal", "typefmt")
 	vis, defs, rl := tn("bsdb_internal", "visible"), tn("bsdb_internal", "defs"), tn("pg_catalog", "pg_roles")
-	proc, pfmt := tn("pg_catalog", "pg_proc"), tn("bsdb_internal", "procfmt")
+	proc, pfmt, ofmt := tn("pg_catalog", "pg_proc"), tn("bsdb_internal", "procfmt"), tn("bsdb_internal", "operfmt")
 	desc, shdesc := tn("pg_catalog", "pg_description"), tn("pg_catalog", "pg_shdescription")
 	version := fmt.Sprintf("PostgreSQL %s (bsdb-pg) on x86_64-pc-linux-gnu, compiled by Go, 64-bit", f.ServerVersion)
 	defsList := []struct{ name, body string }{
@@ -77,6 +77,11 @@ func macros(f Facts) []string {
 		{"pg_table_is_visible", fmt.Sprintf("(o) AS EXISTS (SELECT 1 FROM %s _mv WHERE _mv.oid = o)", vis)},
 		{"pg_type_is_visible", "(o) AS true"},
 		{"pg_function_is_visible", "(o) AS true"},
+		// Every operator, operator class and family is a built-in one of
+		// pg_catalog, which is searched first.
+		{"pg_operator_is_visible", "(o) AS true"},
+		{"pg_opclass_is_visible", "(o) AS true"},
+		{"pg_opfamily_is_visible", "(o) AS true"},
 		{"format_type", fmt.Sprintf(`(t, m) AS CASE WHEN t IS NULL THEN NULL
 			WHEN m IS NULL OR m < 0 THEN coalesce((SELECT fmt FROM %[1]s _mx WHERE _mx.oid = t), '???')
 			WHEN t = 1043 THEN 'character varying(' || (m - 4) || ')'
@@ -88,8 +93,11 @@ func macros(f Facts) []string {
 			WHEN t = 1266 THEN 'time(' || m || ') with time zone'
 			ELSE coalesce((SELECT fmt FROM %[1]s _mx WHERE _mx.oid = t), '???') END`, fmtT)},
 		{"pg_get_expr", "(e, r) AS e, (e, r, p) AS e"},
-		{"obj_description", fmt.Sprintf(`(o) AS (SELECT description FROM %[1]s _md WHERE _md.objoid = o AND _md.objsubid = 0 ORDER BY _md.classoid LIMIT 1),
-			(o, c) AS (SELECT description FROM %[1]s _md WHERE _md.objoid = o AND _md.objsubid = 0 AND _md.classoid = %[2]s LIMIT 1)`, desc, catalogOID("c"))},
+		// o may be a regproc column (pg_operator.oprcode), which holds the
+		// function's name: the name is looked up.
+		{"obj_description", fmt.Sprintf(`(o) AS (SELECT description FROM %[1]s _md WHERE _md.objoid = %[3]s AND _md.objsubid = 0 ORDER BY _md.classoid LIMIT 1),
+			(o, c) AS (SELECT description FROM %[1]s _md WHERE _md.objoid = %[3]s AND _md.objsubid = 0 AND _md.classoid = %[2]s LIMIT 1)`,
+			desc, catalogOID("c"), fmt.Sprintf("coalesce(TRY_CAST(o AS BIGINT), (SELECT min(_mf.oid) FROM %s _mf WHERE _mf.regproc = CAST(o AS VARCHAR)))", pfmt))},
 		{"col_description", "(o, n) AS CAST(NULL AS VARCHAR)"},
 		{"shobj_description", fmt.Sprintf("(o, c) AS (SELECT description FROM %s _md WHERE _md.objoid = o AND _md.classoid = %s LIMIT 1)", shdesc, catalogOID("c"))},
 		{"pg_get_indexdef", fmt.Sprintf("(o) AS (SELECT def FROM %[1]s _md WHERE _md.oid = o), (o, c, p) AS (SELECT def FROM %[1]s _md WHERE _md.oid = o)", defs)},
@@ -155,6 +163,21 @@ func macros(f Facts) []string {
 				ORDER BY _mf.oid LIMIT 1), error('function "' || s || '" does not exist')) END`, pfmt)},
 		{"regprocedure_out", fmt.Sprintf(`(o) AS CASE WHEN TRY_CAST(o AS BIGINT) IS NULL THEN CAST(o AS VARCHAR) WHEN TRY_CAST(o AS BIGINT) = 0 THEN '-'
 			ELSE coalesce((SELECT sig FROM %s _mf WHERE _mf.oid = TRY_CAST(o AS BIGINT)), CAST(o AS VARCHAR)) END`, pfmt)},
+		// regoper and regoperator values are OIDs (no catalog column has
+		// these types): the texts are operfmt's.
+		{"regoper_in", fmt.Sprintf(`(s) AS CASE WHEN regexp_full_match(CAST(s AS VARCHAR), '[0-9]+') THEN TRY_CAST(s AS BIGINT)
+			ELSE CASE (SELECT count(*) FROM %[1]s _mo WHERE _mo.name = %[2]s)
+				WHEN 1 THEN (SELECT min(_mo.oid) FROM %[1]s _mo WHERE _mo.name = %[2]s)
+				WHEN 0 THEN error('operator does not exist: ' || s)
+				ELSE error('more than one operator named ' || s) END END`, ofmt,
+			`regexp_replace(trim(CAST(s AS VARCHAR)), '^pg_catalog\.', '')`)},
+		{"regoper_out", fmt.Sprintf(`(o) AS CASE WHEN TRY_CAST(o AS BIGINT) IS NULL THEN CAST(o AS VARCHAR)
+			ELSE coalesce((SELECT regoper FROM %s _mo WHERE _mo.oid = TRY_CAST(o AS BIGINT)), CAST(o AS VARCHAR)) END`, ofmt)},
+		{"regoperator_in", fmt.Sprintf(`(s) AS CASE WHEN regexp_full_match(CAST(s AS VARCHAR), '[0-9]+') THEN TRY_CAST(s AS BIGINT)
+			ELSE coalesce((SELECT _mo.oid FROM %s _mo WHERE regexp_replace(regexp_replace(lower(CAST(s AS VARCHAR)), '^\s*pg_catalog\.', ''), '\s', '', 'g') IN (_mo.sigkey, _mo.typkey)
+				ORDER BY _mo.oid LIMIT 1), error('operator does not exist: ' || s)) END`, ofmt)},
+		{"regoperator_out", fmt.Sprintf(`(o) AS CASE WHEN TRY_CAST(o AS BIGINT) IS NULL THEN CAST(o AS VARCHAR)
+			ELSE coalesce((SELECT regoperator FROM %s _mo WHERE _mo.oid = TRY_CAST(o AS BIGINT)), CAST(o AS VARCHAR)) END`, ofmt)},
 	}
 	out := make([]string, 0, len(defsList))
 	for _, d := range defsList {

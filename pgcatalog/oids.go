@@ -48,7 +48,9 @@ var systemRelOIDs = map[string]uint32{
 	"pg_catalog.pg_attrdef": 2604, "pg_catalog.pg_description": 2609, "pg_catalog.pg_am": 2601,
 	"pg_catalog.pg_inherits": 2611, "pg_catalog.pg_tablespace": 1213, "pg_catalog.pg_collation": 3456,
 	"pg_catalog.pg_extension": 3079, "pg_catalog.pg_enum": 3501, "pg_catalog.pg_range": 3541,
-	"pg_catalog.pg_language": 2612, "pg_catalog.pg_shdescription": 2396,
+	"pg_catalog.pg_language": 2612, "pg_catalog.pg_shdescription": 2396, "pg_catalog.pg_operator": 2617,
+	"pg_catalog.pg_cast": 2605, "pg_catalog.pg_aggregate": 2600, "pg_catalog.pg_opclass": 2616,
+	"pg_catalog.pg_opfamily": 2753, "pg_catalog.pg_amop": 2602, "pg_catalog.pg_amproc": 2603,
 }
 
 func systemRelOID(key string, rank int) uint32 {

@@ -64,9 +64,6 @@ func init() {
 		}
 		return rows
 	})
-	register("pg_catalog", "pg_am", true, "oid:oid amname:name amhandler:regproc amtype:char", func(*Snapshot, *Facts) [][]any {
-		return [][]any{{int64(OIDHeapAM), "heap", "heap_tableam_handler", "t"}, {int64(OIDBtreeAM), "btree", "bthandler", "i"}}
-	})
 	register("pg_catalog", "pg_collation", true, `oid:oid collname:name collnamespace:oid collowner:oid collprovider:char
 		collisdeterministic:bool collencoding:int4 collcollate:text collctype:text colliculocale:text collversion:text`,
 		func(*Snapshot, *Facts) [][]any {
@@ -128,8 +125,6 @@ func init() {
 	// Always empty here: we have no such objects.
 	register("pg_catalog", "pg_inherits", true, "inhrelid:oid inhparent:oid inhseqno:int4 inhdetachpending:bool", none)
 	register("pg_catalog", "pg_enum", true, "oid:oid enumtypid:oid enumsortorder:float4 enumlabel:name", none)
-	register("pg_catalog", "pg_range", true, `rngtypid:oid rngsubtype:oid rngmultitypid:oid rngcollation:oid rngsubopc:oid
-		rngcanonical:regproc rngsubdiff:regproc`, none)
 	register("pg_catalog", "pg_locks", true, `locktype:text database:oid relation:oid page:int4 tuple:int2 virtualxid:text
 		transactionid:text classid:oid objid:oid objsubid:int2 virtualtransaction:text pid:int4 mode:text
 		granted:bool fastpath:bool waitstart:timestamptz`, none)
@@ -387,11 +382,13 @@ func quoteList(names []string) string {
 	return strings.Join(q, ", ")
 }
 
-// quoteIdent quotes an identifier only when PostgreSQL would.
+// quoteIdent quotes an identifier only when PostgreSQL's quote_identifier
+// would: unless it is lower-case letters, digits and underscores, not
+// starting with a digit, and no keyword other than an unreserved one.
 func quoteIdent(s string) string {
 	plain := s != ""
 	for i, r := range s {
-		if !(r == '_' || r >= 'a' && r <= 'z' || i > 0 && (r >= '0' && r <= '9' || r == '$')) {
+		if !(r == '_' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9') {
 			plain = false
 		}
 	}
@@ -401,9 +398,14 @@ func quoteIdent(s string) string {
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }
 
-var reservedWords = map[string]bool{"user": true, "table": true, "select": true, "from": true, "where": true, "order": true,
-	"group": true, "primary": true, "default": true, "check": true, "column": true, "limit": true, "offset": true, "all": true,
-	"and": true, "or": true, "not": true, "null": true, "true": true, "false": true, "case": true, "when": true, "end": true}
+// reservedWords are the keywords quote_identifier quotes (extra_gen.go).
+var reservedWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, f := range parseLines(keywordLines, 1) {
+		m[f[0]] = true
+	}
+	return m
+}()
 
 func indexesRows(s *Snapshot, _ *Facts) [][]any {
 	var rows [][]any
@@ -535,15 +537,13 @@ func settingsRows(s *Snapshot, _ *Facts) [][]any {
 }
 
 func typeRows(*Snapshot, *Facts) [][]any {
-	rows := make([][]any, 0, len(builtinTypes))
-	for _, t := range builtinTypes {
-		sub := "-"
-		if t.category == "A" {
-			sub = "array_subscript_handler"
-		}
-		rows = append(rows, []any{t.oid, t.name, t.namespace, int64(OIDBootstrapUser), int16(t.len), t.byval, t.typtype,
-			t.category, t.preferred, true, t.delim, t.relid, sub, t.elem, t.array, t.input, t.output, t.receive, t.send,
-			t.modin, t.modout, "-", t.align, t.storage, false, t.basetype, t.typmod, t.ndims, t.collation, nil, nil, nil})
+	ts := Types()
+	rows := make([][]any, 0, len(ts))
+	for _, t := range ts {
+		rows = append(rows, []any{int64(t.OID), t.Name, int64(t.Namespace), int64(OIDBootstrapUser), t.Len, t.ByVal, string(t.TypType),
+			string(t.Category), t.Preferred, true, string(t.Delim), int64(t.RelID), t.Subscript, int64(t.Elem), int64(t.Array), t.Input,
+			t.Output, t.Receive, t.Send, t.ModIn, t.ModOut, t.Analyze, string(t.Align), string(t.Storage), false, int64(t.BaseType),
+			t.TypMod, t.NDims, int64(t.Collation), nil, nil, nil})
 	}
 	return rows
 }

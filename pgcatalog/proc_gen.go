@@ -3350,7 +3350,12 @@ const descLines = "" +
 	"1247\t829\tXX:XX:XX:XX:XX:XX, MAC address\n" +
 	"1247\t869\tIP address/netmask, host address, netmask optional\n" +
 	"2601\t2\theap table access method\n" +
+	"2601\t2742\tGIN index access method\n" +
+	"2601\t3580\tblock range index (BRIN) access method\n" +
+	"2601\t4000\tSP-GiST index access method\n" +
 	"2601\t403\tb-tree index access method\n" +
+	"2601\t405\thash index access method\n" +
+	"2601\t783\tGiST index access method\n" +
 	"2612\t12\tbuilt-in functions\n" +
 	"2612\t13\tdynamically-loaded C functions\n" +
 	"2612\t14\tSQL-language functions\n" +

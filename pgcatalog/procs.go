@@ -230,21 +230,13 @@ func procRows(*Snapshot, *Facts) [][]any {
 
 func procFmtRows(*Snapshot, *Facts) [][]any {
 	ps := procs()
-	overloaded := map[string]int{}
-	for _, p := range ps {
-		overloaded[p.f[pName]]++
-	}
 	rows := make([][]any, 0, len(ps))
 	for _, p := range ps {
 		identity := p.text(pIdentity)
 		if identity == nil {
 			identity = p.f[pArgs]
 		}
-		// regprocout qualifies a name that does not identify the function.
-		regproc := quoteIdent(p.f[pName])
-		if overloaded[p.f[pName]] > 1 {
-			regproc = "pg_catalog." + regproc
-		}
+		regproc := RegprocOut(uint32(p.int(pOID)))
 		var typ []string
 		for _, o := range p.oids(pArgTypes).([]int64) {
 			_, _, _, _, _, name := typeFacts(uint32(o))
@@ -275,6 +267,7 @@ func descriptionRows(*Snapshot, *Facts) [][]any {
 		obj, _ := strconv.ParseInt(f[1], 10, 64)
 		rows = append(rows, []any{obj, class, int32(0), f[2]})
 	}
+	rows = append(rows, operatorDescriptions()...)
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i][0].(int64) < rows[j][0].(int64) })
 	return rows
 }

@@ -17,7 +17,9 @@ func FormatType(oid uint32, typmod int32) string {
 	if !ok {
 		return "???"
 	}
-	if t.elem != 0 && t.len == -1 && t.category == "A" {
+	// format_type names a true array by its element type (int4[]), but
+	// not the plain-storage vector types (int2vector, oidvector).
+	if t.elem != 0 && t.storage != "p" && ElementType(oid) != 0 {
 		return FormatType(uint32(t.elem), typmod) + "[]"
 	}
 	if typmod < 0 {
