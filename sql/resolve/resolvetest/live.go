@@ -1,40 +1,38 @@
-package resolve
+package resolvetest
 
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/bsdb/bsdb-pg/internal/pgref"
+	"github.com/bsdb/bsdb-pg/sql/resolve"
 )
 
-func TestMain(m *testing.M) { pgref.Main(m) }
-
-// liveCatalog is a Catalog read from a running PostgreSQL: the tests check
+// Live is a resolve.Catalog read from a running PostgreSQL: the tests check
 // the rules against the very server whose answers they compare with.
-type liveCatalog struct {
-	types   map[uint32]*Type
-	byName  map[string]*Type
-	procs   map[string][]*Proc
-	procOID map[uint32]*Proc
-	opers   map[string][]*Oper
-	casts   map[[2]uint32]*Cast
+type Live struct {
+	types   map[uint32]*resolve.Type
+	byName  map[string]*resolve.Type
+	procs   map[string][]*resolve.Proc
+	procOID map[uint32]*resolve.Proc
+	opers   map[string][]*resolve.Oper
+	casts   map[[2]uint32]*resolve.Cast
 	format  map[uint32]string
 	ranges  map[uint32][2]uint32 // range -> subtype, multirange
 }
 
-func (c *liveCatalog) Type(oid uint32) *Type           { return c.types[oid] }
-func (c *liveCatalog) TypeByName(n string) *Type       { return c.byName[n] }
-func (c *liveCatalog) Procs(n string) []*Proc          { return c.procs[n] }
-func (c *liveCatalog) Proc(oid uint32) *Proc           { return c.procOID[oid] }
-func (c *liveCatalog) Cast(s, t uint32) *Cast          { return c.casts[[2]uint32{s, t}] }
-func (c *liveCatalog) FormatType(oid uint32) string    { return c.format[oid] }
-func (c *liveCatalog) RangeSubtype(r uint32) uint32    { return c.ranges[r][0] }
-func (c *liveCatalog) RangeMultirange(r uint32) uint32 { return c.ranges[r][1] }
-func (c *liveCatalog) MultirangeRange(m uint32) uint32 {
+func (c *Live) Type(oid uint32) *resolve.Type     { return c.types[oid] }
+func (c *Live) TypeByName(n string) *resolve.Type { return c.byName[n] }
+func (c *Live) Procs(n string) []*resolve.Proc    { return c.procs[n] }
+func (c *Live) Proc(oid uint32) *resolve.Proc     { return c.procOID[oid] }
+func (c *Live) Cast(s, t uint32) *resolve.Cast    { return c.casts[[2]uint32{s, t}] }
+func (c *Live) FormatType(oid uint32) string      { return c.format[oid] }
+func (c *Live) RangeSubtype(r uint32) uint32      { return c.ranges[r][0] }
+func (c *Live) RangeMultirange(r uint32) uint32   { return c.ranges[r][1] }
+func (c *Live) MultirangeRange(m uint32) uint32 {
 	for r, v := range c.ranges {
 		if v[1] == m {
 			return r
@@ -42,8 +40,8 @@ func (c *liveCatalog) MultirangeRange(m uint32) uint32 {
 	}
 	return 0
 }
-func (c *liveCatalog) Opers(n string, kind byte) []*Oper {
-	var out []*Oper
+func (c *Live) Opers(n string, kind byte) []*resolve.Oper {
+	var out []*resolve.Oper
 	for _, o := range c.opers[n] {
 		if o.Kind == kind {
 			out = append(out, o)
@@ -52,12 +50,12 @@ func (c *liveCatalog) Opers(n string, kind byte) []*Oper {
 	return out
 }
 
-// loadCatalog reads PostgreSQL's built-in catalogs (OID < 16384).
-func loadCatalog(t testing.TB, conn *pgx.Conn) *liveCatalog {
+// LoadLive reads PostgreSQL's built-in catalogs (OID < 16384).
+func LoadLive(t testing.TB, conn *pgx.Conn) *Live {
 	t.Helper()
 	ctx := context.Background()
-	c := &liveCatalog{types: map[uint32]*Type{}, byName: map[string]*Type{}, procs: map[string][]*Proc{},
-		procOID: map[uint32]*Proc{}, opers: map[string][]*Oper{}, casts: map[[2]uint32]*Cast{},
+	c := &Live{types: map[uint32]*resolve.Type{}, byName: map[string]*resolve.Type{}, procs: map[string][]*resolve.Proc{},
+		procOID: map[uint32]*resolve.Proc{}, opers: map[string][]*resolve.Oper{}, casts: map[[2]uint32]*resolve.Cast{},
 		format: map[uint32]string{}, ranges: map[uint32][2]uint32{}}
 	rows, err := conn.Query(ctx, `SELECT oid::int8, typname::text, typcategory::text, typispreferred, typtype::text,
 		typlen::int4, typelem::int8, typarray::int8, typbasetype::int8, typrelid::int8, format_type(oid, NULL)
@@ -73,13 +71,13 @@ func loadCatalog(t testing.TB, conn *pgx.Conn) *liveCatalog {
 		if err := rows.Scan(&oid, &name, &cat, &pref, &tt, &l, &elem, &arr, &base, &rel, &f); err != nil {
 			t.Fatal(err)
 		}
-		ty := &Type{OID: uint32(oid), Name: name, Category: cat[0], Preferred: pref, TypType: tt[0], Len: l,
+		ty := &resolve.Type{OID: uint32(oid), Name: name, Category: cat[0], Preferred: pref, TypType: tt[0], Len: l,
 			Elem: uint32(elem), Array: uint32(arr), BaseType: uint32(base), RelID: uint32(rel)}
 		c.types[ty.OID] = ty
 		c.byName[name] = ty
 		c.format[ty.OID] = f
 	}
-	rows, err = conn.Query(ctx, `SELECT oid::int8, proname::text, proargtypes::int8[], coalesce(proargnames[1:pronargs], '{}')::text[],
+	rows, err = conn.Query(ctx, `SELECT oid::int8, proname::text, proargtypes::int8[], coalesce(proargnames, '{}')::text[], coalesce(proargmodes::text[], '{}'),
 		provariadic::int8, pronargdefaults::int4, prorettype::int8, proretset, prokind::text
 		FROM pg_proc WHERE oid < 16384 AND pronamespace = 'pg_catalog'::regnamespace ORDER BY oid`)
 	if err != nil {
@@ -89,19 +87,17 @@ func loadCatalog(t testing.TB, conn *pgx.Conn) *liveCatalog {
 		var oid, va, ret int64
 		var name, kind string
 		var args []int64
-		var names []string
+		var names, modes []string
 		var ndef int32
 		var retset bool
-		if err := rows.Scan(&oid, &name, &args, &names, &va, &ndef, &ret, &retset, &kind); err != nil {
+		if err := rows.Scan(&oid, &name, &args, &names, &modes, &va, &ndef, &ret, &retset, &kind); err != nil {
 			t.Fatal(err)
 		}
-		p := &Proc{OID: uint32(oid), Name: name, Variadic: uint32(va), NArgDefaults: int(ndef), Ret: uint32(ret), RetSet: retset, Kind: kind[0]}
+		p := &resolve.Proc{OID: uint32(oid), Name: name, Variadic: uint32(va), NArgDefaults: int(ndef), Ret: uint32(ret), RetSet: retset, Kind: kind[0]}
 		for _, a := range args {
 			p.Args = append(p.Args, uint32(a))
 		}
-		if len(names) == len(args) {
-			p.ArgNames = names
-		}
+		p.ArgNames = inputNames(names, modes, len(args))
 		c.procs[name] = append(c.procs[name], p)
 		c.procOID[p.OID] = p
 	}
@@ -116,7 +112,7 @@ func loadCatalog(t testing.TB, conn *pgx.Conn) *liveCatalog {
 		if err := rows.Scan(&oid, &name, &kind, &l, &r, &res, &code); err != nil {
 			t.Fatal(err)
 		}
-		c.opers[name] = append(c.opers[name], &Oper{OID: uint32(oid), Name: name, Kind: kind[0], Left: uint32(l), Right: uint32(r), Result: uint32(res), Proc: uint32(code)})
+		c.opers[name] = append(c.opers[name], &resolve.Oper{OID: uint32(oid), Name: name, Kind: kind[0], Left: uint32(l), Right: uint32(r), Result: uint32(res), Proc: uint32(code)})
 	}
 	rows, err = conn.Query(ctx, `SELECT castsource::int8, casttarget::int8, castfunc::int8, castcontext::text, castmethod::text FROM pg_cast`)
 	if err != nil {
@@ -128,7 +124,7 @@ func loadCatalog(t testing.TB, conn *pgx.Conn) *liveCatalog {
 		if err := rows.Scan(&s, &tg, &f, &ctxs, &m); err != nil {
 			t.Fatal(err)
 		}
-		c.casts[[2]uint32{uint32(s), uint32(tg)}] = &Cast{Source: uint32(s), Target: uint32(tg), Func: uint32(f), Context: ctxs[0], Method: m[0]}
+		c.casts[[2]uint32{uint32(s), uint32(tg)}] = &resolve.Cast{Source: uint32(s), Target: uint32(tg), Func: uint32(f), Context: ctxs[0], Method: m[0]}
 	}
 	rows, err = conn.Query(ctx, `SELECT rngtypid::int8, rngsubtype::int8, rngmultitypid::int8 FROM pg_range`)
 	if err != nil {
@@ -164,7 +160,8 @@ func pgAnswer(t testing.TB, conn *pgx.Conn, expr string) (typ, code, msg string)
 	return "", "", ""
 }
 
-func connect(t testing.TB) *pgx.Conn {
+// Connect connects to the reference PostgreSQL (internal/pgref).
+func Connect(t testing.TB) *pgx.Conn {
 	t.Helper()
 	url := pgref.Start(t)
 	conn, err := pgx.Connect(context.Background(), url)
@@ -175,7 +172,26 @@ func connect(t testing.TB) *pgx.Conn {
 	return conn
 }
 
-// sqlType spells an OID as a cast target PostgreSQL parses.
-func sqlType(c *liveCatalog, oid uint32) string {
-	return strings.TrimSpace(c.format[oid])
+// inputNames are the names of the input arguments: proargnames lists the
+// output ones too when proargmodes says there are some.
+func inputNames(names, modes []string, nargs int) []string {
+	if len(names) == 0 {
+		return nil
+	}
+	if len(modes) == 0 {
+		if len(names) != nargs {
+			return nil
+		}
+		return names
+	}
+	var out []string
+	for i, m := range modes {
+		if (m == "i" || m == "b" || m == "v") && i < len(names) {
+			out = append(out, names[i])
+		}
+	}
+	if len(out) != nargs {
+		return nil
+	}
+	return out
 }
