@@ -8,6 +8,7 @@ import (
 
 	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/pgtypes"
+	"github.com/bsdb/bsdb-pg/sql/resolve"
 )
 
 // expr translates an expression in place and infers its PostgreSQL type.
@@ -359,17 +360,46 @@ func (tr *translator) aExpr(n *pg_query.Node, e *pg_query.A_Expr, sc *scope, wan
 	}
 	if fn, ok := likeFuncs[op]; ok && e.Lexpr != nil && (e.Kind == pg_query.A_Expr_Kind_AEXPR_OP ||
 		e.Kind == pg_query.A_Expr_Kind_AEXPR_LIKE || e.Kind == pg_query.A_Expr_Kind_AEXPR_ILIKE) {
+		// LIKE is its operator (~~ and friends): resolved as one.
+		pattern := e.Rexpr
+		pt := rt
+		if fc := e.Rexpr.GetFuncCall(); fc != nil && len(fc.Args) == 2 {
+			if _, name := funcName(fc); name == "like_escape" {
+				// ESCAPE: the pattern is like_escape's first argument, an
+				// untyped literal or of a type not inferred here.
+				pattern, pt = fc.Args[0], unknownTyp
+				if c := pattern.GetAConst(); c != nil && (c.Isnull || c.GetSval() != nil) {
+					pt = typ{OIDUnknown, -1}
+				}
+			}
+		}
+		asOp := &pg_query.A_Expr{Kind: pg_query.A_Expr_Kind_AEXPR_OP, Name: e.Name, Lexpr: e.Lexpr, Rexpr: pattern, Location: e.Location}
+		if _, err := tr.resolveOperator(asOp, op, &lt, &pt); err != nil {
+			return unknownTyp, err
+		}
 		rewriteLike(n, e, fn)
 		return typ{OIDBool, -1}, nil
 	}
 	if e.Kind != pg_query.A_Expr_Kind_AEXPR_OP {
 		return typ{OIDBool, -1}, nil // SIMILAR, BETWEEN, DISTINCT, ANY/ALL
 	}
+	// PostgreSQL's operator resolution, when both operand types are known
+	// (or untyped literals): its result type, its errors, and the untyped
+	// literals typed as the operator's arguments.
+	resolved, err := tr.resolveOperator(e, op, &lt, &rt)
+	if err != nil {
+		return unknownTyp, err
+	}
 	if e.Lexpr == nil { // prefix operator: -x, +x, ~x
+		if resolved.known() {
+			return resolved, nil
+		}
 		return rt, nil
 	}
-	if err := checkOperands(e, op, lt, rt); err != nil {
-		return unknownTyp, err
+	if !resolved.known() {
+		if err := checkOperands(e, op, lt, rt); err != nil {
+			return unknownTyp, err
+		}
 	}
 
 	if compareOps[op] && (lt.oid == OIDBpchar || rt.oid == OIDBpchar) && !isNullConst(e.Lexpr) && !isNullConst(e.Rexpr) {
@@ -382,6 +412,9 @@ func (tr *translator) aExpr(n *pg_query.Node, e *pg_query.A_Expr, sc *scope, wan
 	switch {
 	case arithOps[op]:
 		res := promote(lt, rt, op)
+		if resolved.known() {
+			res = resolved
+		}
 		if res.oid == OIDFloat8 {
 			// DuckDB computes INTEGER op FLOAT in FLOAT; PostgreSQL
 			// widens the operands to float8 first.
@@ -417,6 +450,9 @@ func (tr *translator) aExpr(n *pg_query.Node, e *pg_query.A_Expr, sc *scope, wan
 		}
 		return res, nil
 	case op == "||":
+		if resolved.known() && (ElemOID(resolved.oid) != 0 || resolved.oid == OIDBytea || resolved.oid == OIDJSONB) {
+			return resolved, nil // array || element, array || array, bytea, jsonb
+		}
 		if lt.oid != 0 && ElemOID(lt.oid) != 0 {
 			return lt, nil
 		}
@@ -445,14 +481,85 @@ func (tr *translator) aExpr(n *pg_query.Node, e *pg_query.A_Expr, sc *scope, wan
 		if lt.oid == OIDJSON || lt.oid == OIDJSONB {
 			return lt, nil
 		}
-		return unknownTyp, nil
+		return resolved, nil
 	case op == "->>" || op == "#>>":
 		return typ{OIDText, -1}, nil
 	case op == "=" || op == "<>" || op == "!=" || op == "<" || op == ">" || op == "<=" || op == ">=" ||
 		op == "~" || op == "~*" || op == "!~" || op == "!~*" || op == "~~" || op == "!~~" || op == "~~*" || op == "!~~*":
 		return typ{OIDBool, -1}, nil
 	}
-	return unknownTyp, nil
+	return resolved, nil
+}
+
+// resolvableType reports whether the translator knows t as PostgreSQL
+// would type it (an untyped literal counts: it is PostgreSQL's unknown).
+func resolvableType(t typ) bool { return t.oid != 0 }
+
+// resolveOperator resolves the operator of e as PostgreSQL's oper() and
+// left_oper() do (package resolve), when every operand's type is known,
+// and returns its result type (unknownTyp when it cannot tell: an operand
+// of a type the translator did not infer). An operand that is an untyped
+// literal is typed as the operator's argument: a string folded by that
+// type's input function (PostgreSQL's errors), a NULL cast. Errors are
+// PostgreSQL's, at the operator: 42883 "operator does not exist: ..."
+// (DuckDB's own operators, such as //, are not PostgreSQL's), 42725.
+func (tr *translator) resolveOperator(e *pg_query.A_Expr, op string, lt, rt *typ) (typ, error) {
+	if e.Kind != pg_query.A_Expr_Kind_AEXPR_OP || e.Rexpr == nil || !resolvableType(*rt) ||
+		e.Lexpr != nil && !resolvableType(*lt) || len(e.Name) > 2 {
+		return unknownTyp, nil
+	}
+	if len(e.Name) == 2 && e.Name[0].GetString_().GetSval() != "pg_catalog" {
+		return unknownTyp, nil
+	}
+	var left uint32
+	if e.Lexpr != nil {
+		left = lt.oid
+	}
+	oc, err := Builtins.ResolveOperator(op, left, rt.oid)
+	if err != nil {
+		if pe, ok := pgerr.As(err); ok {
+			return unknownTyp, withLocation(pe, e.Location)
+		}
+		return unknownTyp, err
+	}
+	if e.Lexpr != nil {
+		if err := tr.typeUnknownOperand(e.Lexpr, lt, oc.Left); err != nil {
+			return unknownTyp, err
+		}
+	}
+	if err := tr.typeUnknownOperand(e.Rexpr, rt, oc.Right); err != nil {
+		return unknownTyp, err
+	}
+	return typ{oc.Ret, -1}, nil
+}
+
+// typeUnknownOperand gives an untyped literal operand the type its
+// operator takes (PostgreSQL coerces the literal while it is a literal).
+func (tr *translator) typeUnknownOperand(n *pg_query.Node, t *typ, declared uint32) error {
+	if t.oid != OIDUnknown || declared == 0 || resolve.IsPolymorphic(declared) || declared == OIDUnknown {
+		return nil
+	}
+	want := typ{declared, -1}
+	c := n.GetAConst()
+	if c == nil {
+		return nil
+	}
+	if c.Isnull {
+		if _, err := duckTypeName(declared, -1); err == nil {
+			_ = castTo(n, want)
+			*t = want
+		}
+		return nil
+	}
+	if c.GetSval() == nil {
+		return nil
+	}
+	if ok, err := tr.foldLiteral(n, want); err != nil {
+		return err
+	} else if ok {
+		*t = want
+	}
+	return nil
 }
 
 // likeFuncs are DuckDB's LIKE functions that take an escape character, by
