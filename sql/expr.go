@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"errors"
 	"math"
 	"strings"
 
@@ -73,13 +74,17 @@ func (tr *translator) expr(n *pg_query.Node, sc *scope, want typ) (typ, error) {
 		return t, err
 	case *pg_query.Node_CoalesceExpr:
 		before := len(sc.srfs)
-		t, err := tr.sameTypeArgs(v.CoalesceExpr.Args, sc, want)
+		t, err := tr.commonTypeArgs(v.CoalesceExpr.Args, sc, want, "COALESCE")
 		if err == nil {
 			err = checkNoSRF(sc, before, "COALESCE")
 		}
 		return t, err
 	case *pg_query.Node_MinMaxExpr:
-		return tr.sameTypeArgs(v.MinMaxExpr.Args, sc, want)
+		construct := "GREATEST"
+		if v.MinMaxExpr.Op == pg_query.MinMaxOp_IS_LEAST {
+			construct = "LEAST"
+		}
+		return tr.commonTypeArgs(v.MinMaxExpr.Args, sc, want, construct)
 	case *pg_query.Node_SubLink:
 		return tr.subLink(v.SubLink, sc)
 	case *pg_query.Node_SqlvalueFunction:
@@ -312,7 +317,27 @@ func (tr *translator) aExpr(n *pg_query.Node, e *pg_query.A_Expr, sc *scope, wan
 		if err != nil {
 			return unknownTyp, err
 		}
-		_ = rt
+		if resolvableType(lt) && resolvableType(rt) {
+			// PostgreSQL resolves NULLIF(a, b) as a = b; the result has
+			// the type of the operator's left argument.
+			oc, err := Builtins.ResolveOperator("=", lt.oid, rt.oid)
+			if err != nil {
+				if pe, ok := pgerr.As(err); ok {
+					return unknownTyp, withLocation(pe, e.Location)
+				}
+				return unknownTyp, err
+			}
+			if err := tr.typeUnknownOperand(e.Lexpr, &lt, oc.Left); err != nil {
+				return unknownTyp, err
+			}
+			if err := tr.typeUnknownOperand(e.Rexpr, &rt, oc.Right); err != nil {
+				return unknownTyp, err
+			}
+			if oc.Left != lt.oid {
+				return typ{oc.Left, -1}, nil
+			}
+			return lt, nil
+		}
 		if lt.oid == OIDVarchar || lt.oid == OIDBpchar {
 			// The = operator resolves to text = text, so NULLIF is text.
 			return typ{OIDText, -1}, nil
@@ -796,6 +821,50 @@ func (tr *translator) caseExpr(c *pg_query.CaseExpr, sc *scope, want typ) (typ, 
 	return res, nil
 }
 
+// commonTypeArgs is sameTypeArgs for a construct whose result is
+// select_common_type of its arguments (COALESCE, GREATEST, LEAST): when
+// every argument's type is known, PostgreSQL's common type, its errors
+// (42804 "COALESCE types text and integer cannot be matched", 42846 at the
+// argument that cannot be converted), and untyped literals typed as it.
+func (tr *translator) commonTypeArgs(args []*pg_query.Node, sc *scope, want typ, construct string) (typ, error) {
+	res, err := tr.sameTypeArgs(args, sc, want)
+	if err != nil {
+		return res, err
+	}
+	types := make([]typ, len(args))
+	oids := make([]uint32, len(args))
+	for i, a := range args {
+		if a.GetParamRef() != nil {
+			return res, nil
+		}
+		t, ok := tr.nodeTypes[a]
+		if !ok || !resolvableType(t) {
+			return res, nil
+		}
+		types[i], oids[i] = t, t.oid
+	}
+	common, err := Builtins.SelectCommonType(oids, construct)
+	if err != nil {
+		var ce *resolve.CommonTypeError
+		if errors.As(err, &ce) {
+			return unknownTyp, withLocation(ce.Err, exprLocation(args[ce.Index]))
+		}
+		return unknownTyp, err
+	}
+	for i, a := range args {
+		if oids[i] != OIDUnknown && oids[i] != common && !Builtins.CanCoerce([]uint32{oids[i]}, []uint32{common}, resolve.CoerceImplicit) {
+			return unknownTyp, withLocation(Builtins.CoerceToCommonError(construct, oids[i], common), exprLocation(a))
+		}
+		if err := tr.typeUnknownOperand(a, &types[i], common); err != nil {
+			return unknownTyp, err
+		}
+	}
+	if common == res.oid {
+		return res, nil // keep the typmod the translator knows
+	}
+	return typ{common, -1}, nil
+}
+
 func (tr *translator) sameTypeArgs(args []*pg_query.Node, sc *scope, want typ) (typ, error) {
 	res := unknownTyp
 	for _, a := range args {
@@ -806,6 +875,7 @@ func (tr *translator) sameTypeArgs(args []*pg_query.Node, sc *scope, want typ) (
 		if err != nil {
 			return unknownTyp, err
 		}
+		tr.noteType(a, t)
 		res = unifyTypes(res, t)
 	}
 	for _, a := range args {

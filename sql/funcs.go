@@ -5,7 +5,10 @@ import (
 	"time"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 
+	"github.com/bsdb/bsdb-pg/pgcatalog"
+	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/pgtypes"
 )
 
@@ -88,6 +91,7 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 		return unknownTyp, undefinedFunction(parts, argTypes, argNames, fc.Location, schemaExistsFunc(tr.cat))
 	}
 	schema, name := funcName(fc)
+	pgName := name
 	name = strings.ToLower(name)
 	if schema == "pg_catalog" && fc.Funcformat != pg_query.CoercionForm_COERCE_SQL_SYNTAX {
 		fc.Funcname = fc.Funcname[len(fc.Funcname)-1:]
@@ -98,14 +102,35 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 		return tr.listContains(fc.Args[0], fc.Args[1], sc)
 	}
 	tr.jsonRecordArgs(fc, name, sc)
+	recordArg := false
+	for _, a := range fc.Args {
+		if c := a.GetFuncCall(); c != nil && len(c.Funcname) == 1 && c.Funcname[0].GetString_().GetSval() == "__bsdb_json_record" {
+			recordArg = true // a whole row (a record), which the translator spells as json
+		}
+	}
 	srfsBefore := len(sc.srfs)
 	var argTypes []typ
 	agg := fc.Over == nil && (isAggregateCall(name, fc) || duckAggregates[name])
 	if agg {
 		sc.aggDepth++ // a grouped column's text is usable here (numericText)
 	}
+	// typename(x) is a cast in PostgreSQL (func_get_detail): keep the
+	// argument as written, to translate the call as x::typename once the
+	// argument's type says it resolves.
+	var castArg *pg_query.Node
+	if len(fc.Args) == 1 && fc.Args[0].GetNamedArgExpr() == nil && (schema == "" || schema == "pg_catalog") &&
+		fc.Over == nil && !fc.AggStar && !fc.AggDistinct && fc.AggFilter == nil && len(fc.AggOrder) == 0 &&
+		pgcatalog.TypeByName(pgName) != nil {
+		castArg = proto.Clone(fc.Args[0]).(*pg_query.Node)
+	}
+	var argNames []string
 	for _, a := range fc.Args {
-		t, err := tr.expr(a, sc, unknownTyp)
+		arg := a
+		if na := a.GetNamedArgExpr(); na != nil && na.Arg != nil {
+			arg = na.Arg
+			argNames = append(argNames, na.Name)
+		}
+		t, err := tr.expr(arg, sc, unknownTyp)
 		if err != nil {
 			return unknownTyp, err
 		}
@@ -114,6 +139,89 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 	if agg {
 		sc.aggDepth--
 	}
+	pgRet := unknownTyp
+	if !recordArg {
+		var err error
+		if pgRet, err = tr.resolveCall(fc, schema, pgName, argTypes, argNames); err != nil {
+			return unknownTyp, err
+		}
+	}
+	if castArg != nil && pgRet.known() {
+		// The call resolved: typename(x) is the cast x::typename.
+		n.Node = &pg_query.Node_TypeCast{TypeCast: &pg_query.TypeCast{Arg: castArg,
+			TypeName: &pg_query.TypeName{Names: []*pg_query.Node{pg_query.MakeStrNode(pgName)}, Typemod: -1, Location: fc.Location},
+			Location: fc.Location}}
+		return tr.expr(n, sc, unknownTyp)
+	}
+	t, err := tr.funcCallRest(n, fc, sc, name, argTypes, srfsBefore)
+	if err == nil && !t.known() && pgRet.known() {
+		t = pgRet
+	}
+	return t, err
+}
+
+// resolveCall resolves a call of one of PostgreSQL's functions as its
+// ParseFuncOrColumn does (package resolve), when every argument's type is
+// known: the result type (unknownTyp when it cannot tell), PostgreSQL's
+// error for a function that does not exist or is not unique for these
+// types (at the call), and untyped literal arguments typed as the
+// function's arguments. Internal names (rewrites of the catalog and
+// session functions) are not resolved.
+func (tr *translator) resolveCall(fc *pg_query.FuncCall, schema, name string, argTypes []typ, argNames []string) (typ, error) {
+	if schema != "" && schema != "pg_catalog" || !pgcatalog.IsBuiltinFunction(name) || fc.FuncVariadic {
+		return unknownTyp, nil
+	}
+	if len(argNames) > 0 && len(argNames) != countNamed(fc) {
+		return unknownTyp, nil
+	}
+
+	oids := make([]uint32, len(argTypes))
+	for i, t := range argTypes {
+		if !resolvableType(t) {
+			return unknownTyp, nil
+		}
+		oids[i] = t.oid
+	}
+	literal := len(fc.Args) == 1 && fc.Args[0].GetAConst() != nil
+	call, err := Builtins.ResolveFunction(name, oids, argNames, literal)
+	if err != nil {
+		if pe, ok := pgerr.As(err); ok {
+			return unknownTyp, withLocation(pe, fc.Location)
+		}
+		return unknownTyp, err
+	}
+	for i, a := range fc.Args {
+		if i >= len(call.Args) {
+			break
+		}
+		if na := a.GetNamedArgExpr(); na != nil {
+			a = na.Arg
+		}
+		t := argTypes[i]
+		if err := tr.typeUnknownOperand(a, &t, call.Args[i]); err != nil {
+			return unknownTyp, err
+		}
+	}
+	if call.Proc == nil {
+		return typ{call.Ret, -1}, nil // typename(x): a cast
+	}
+	return typ{call.Ret, -1}, nil
+}
+
+func countNamed(fc *pg_query.FuncCall) int {
+	n := 0
+	for _, a := range fc.Args {
+		if a.GetNamedArgExpr() != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// funcCallRest is funcCall once the arguments are translated: the
+// rewrites of the calls whose DuckDB namesake differs, and the translator's
+// own result types.
+func (tr *translator) funcCallRest(n *pg_query.Node, fc *pg_query.FuncCall, sc *scope, name string, argTypes []typ, srfsBefore int) (typ, error) {
 	if name == "concat" || name == "concat_ws" {
 		// Arguments as text by their output functions.
 		for i, a := range fc.Args {

@@ -85,11 +85,15 @@ func (s *scope) lookupCTE(name string) *relInfo {
 
 // translator holds the state of one translation.
 type translator struct {
-	cat      Catalog
-	declared []uint32
-	params   map[int]typ
-	maxParam int
-	subst    []string // placeholder i -> FromSQL
+	// nodeTypes: the types of argument nodes a construct resolves after
+	// translating them (commonTypeArgs), keyed by the node (its content
+	// may be rewritten; the pointer stays).
+	nodeTypes map[*pg_query.Node]typ
+	cat       Catalog
+	declared  []uint32
+	params    map[int]typ
+	maxParam  int
+	subst     []string // placeholder i -> FromSQL
 	// substNoCols[i] is table i's NoColumnsFromSQL ("" if none may be
 	// used): see useNoColumns. noColumns: the statement as written reads no
 	// column, so tables are looked up with RowsCatalog when available.
@@ -146,6 +150,13 @@ type translator struct {
 
 func newTranslator(cat Catalog, declared []uint32) *translator {
 	return &translator{cat: cat, declared: declared, params: map[int]typ{}}
+}
+
+func (tr *translator) noteType(n *pg_query.Node, t typ) {
+	if tr.nodeTypes == nil {
+		tr.nodeTypes = map[*pg_query.Node]typ{}
+	}
+	tr.nodeTypes[n] = t
 }
 
 // placeholder returns the relation name standing in for subst[i] until the

@@ -1,6 +1,8 @@
-package sql
+package server
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -8,9 +10,11 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/bsdb/bsdb-pg/internal/pgref"
 	"github.com/bsdb/bsdb-pg/pgtypes"
 )
 
@@ -26,28 +30,44 @@ var storedTypes = []string{"smallint", "integer", "bigint", "real", "double prec
 	"character varying", "character", "boolean", "date", "time without time zone", "timestamp without time zone",
 	"timestamp with time zone", "interval", "bytea", "uuid", "json", "jsonb"}
 
-// resultType is what a client sees of expr's type through the translator:
-// the column type of "SELECT expr" in RowDescription (the inferred type,
-// else DuckDB's), or the error's SQLSTATE.
-func resultType(t *testing.T, e *env, expr string) string {
-	r := runDuck(t, e, "SELECT "+expr+" AS x")
-	if r.code != "" {
-		return "ERROR " + r.code
+// resultType is what a client sees of expr's type: the column type of
+// "SELECT expr" in RowDescription, or the error's SQLSTATE.
+func resultType(t *testing.T, c *pgconn.PgConn, expr string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	rr := c.ExecParams(ctx, "SELECT "+expr+" AS x", nil, nil, nil, nil)
+	fds := rr.FieldDescriptions()
+	var oid uint32
+	if len(fds) > 0 {
+		oid = fds[0].DataTypeOID
 	}
-	oid := r.oids[0]
-	if len(r.inferred) > 0 && r.inferred[0] != 0 {
-		oid = r.inferred[0]
+	for rr.NextRow() {
+	}
+	if _, err := rr.Close(); err != nil {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) {
+			return "ERROR " + pe.Code
+		}
+		t.Fatalf("%s: %v", expr, err)
 	}
 	return pgtypes.FormatType(oid, -1)
 }
 
-// pgResultType is PostgreSQL's answer for the same expression.
-func pgResultType(t *testing.T, pg *pgconn.PgConn, expr string) string {
-	r := runPG(t, pg, "SELECT "+expr+" AS x")
-	if r.code != "" {
-		return "ERROR " + r.code
+// typeMatrix returns connections to bsdb-pg and to the reference
+// PostgreSQL.
+func typeMatrix(t *testing.T) (ours, ref *pgconn.PgConn) {
+	ts := startServer(t, "")
+	ctx := context.Background()
+	var err error
+	if ours, err = pgconn.Connect(ctx, ts.url()); err != nil {
+		t.Fatal(err)
 	}
-	return pgtypes.FormatType(r.oids[0], -1)
+	t.Cleanup(func() { ours.Close(ctx) })
+	if ref, err = pgconn.Connect(ctx, pgref.Start(t)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ref.Close(ctx) })
+	return ours, ref
 }
 
 // TestOperatorTypesMatchPostgres: the type a client sees for every binary
@@ -56,8 +76,7 @@ func pgResultType(t *testing.T, pg *pgconn.PgConn, expr string) string {
 // testdata/operator_types.known: the test fails on any new one and says
 // when one is gone (run with -update-known to rewrite the list).
 func TestOperatorTypesMatchPostgres(t *testing.T) {
-	pg := newPG(t)
-	duck := newDuck(t)
+	ours, ref := typeMatrix(t)
 	ops := []string{"+", "-", "*", "/", "%", "^", "||", "=", "<", "~~", "->", "->>"}
 	types := append([]string{""}, storedTypes...)
 	var cases []string
@@ -69,7 +88,7 @@ func TestOperatorTypesMatchPostgres(t *testing.T) {
 		}
 	}
 	checkKnown(t, "operator_types", cases, func(expr string) (string, string) {
-		return resultType(t, duck, expr), pgResultType(t, pg, expr)
+		return resultType(t, ours, expr), resultType(t, ref, expr)
 	})
 }
 
@@ -121,4 +140,37 @@ func checkKnown(t *testing.T, name string, cases []string, answers func(string) 
 	} else if fixed > 0 {
 		t.Logf("%d known differences are gone: run with -update-known to shorten %s", fixed, path)
 	}
+}
+
+// TestFunctionTypesMatchPostgres: the type a client sees for calls of
+// common functions over the storable types (one argument, and two where
+// the second is an integer, text or the same type), as PostgreSQL types
+// them. Known differences are in testdata/function_types.known.
+func TestFunctionTypesMatchPostgres(t *testing.T) {
+	ours, ref := typeMatrix(t)
+	fns := []string{"abs", "length", "lower", "upper", "round", "trunc", "floor", "ceil", "sqrt", "sign", "md5",
+		"to_char", "date_trunc", "date_part", "array_length", "sum", "avg", "min", "max", "count", "stddev",
+		"variance", "array_agg", "string_agg", "bool_and", "to_json", "to_jsonb", "jsonb_typeof", "isfinite", "age",
+		"text", "int4", "float8", "quote_literal", "quote_ident", "reverse", "ascii", "chr", "exp", "ln", "log",
+		"encode", "decode", "octet_length", "char_length", "lpad", "concat", "format", "num_nulls", "left", "repeat",
+		"substr", "split_part", "mod", "power", "greatest", "coalesce", "nullif", "justify_days", "extract"}
+	types := append([]string{""}, storedTypes...)
+	var cases []string
+	for _, fn := range fns {
+		for _, ty := range types {
+			a := typedNull(ty)
+			switch fn {
+			case "extract":
+				cases = append(cases, "extract(epoch from "+a+")")
+				continue
+			}
+			cases = append(cases, fmt.Sprintf("%s(%s)", fn, a),
+				fmt.Sprintf("%s(%s, NULL::integer)", fn, a),
+				fmt.Sprintf("%s(%s, NULL::text)", fn, a),
+				fmt.Sprintf("%s(%s, %s)", fn, a, a))
+		}
+	}
+	checkKnown(t, "function_types", cases, func(expr string) (string, string) {
+		return resultType(t, ours, expr), resultType(t, ref, expr)
+	})
 }
