@@ -8,6 +8,8 @@
 #   make testrace         only the -race run
 #   make regress          the pg_regress-style suite against bsdb-pg
 #   make regress-update   regenerate regress/expected from a real PostgreSQL (PGURL=... optional)
+#   make pgregress        PostgreSQL 15's own regression files against bsdb-pg: regress/pg15/REPORT.md
+#   make pgregress-update the same, and record this run as the gate (regress/pg15/passing.txt, floor.txt)
 #   make fuzz             each fuzz target for FUZZTIME (default 2m)
 #   make bench            benchmarks, BENCHCOUNT runs each, into bench.txt (compare with benchstat)
 #   make lint             gofmt -l, go vet, staticcheck when installed
@@ -63,6 +65,17 @@ regress: build
 # test uses BSDB_PG_URL, else starts a private cluster (internal/pgref).
 regress-update:
 	$(GO) test -count=1 -timeout 10m -run 'TestRegressAgainstPostgres$$' ./regress -update $(if $(PGURL),-pgurl '$(PGURL)')
+
+# PostgreSQL 15's own regression files (regress/pg15) against bsdb-pg, run
+# as pg_regress runs them; `make test` runs the same test as a regression
+# gate. The report is regress/pg15/REPORT.md, the outputs and diffs
+# regress/results/pg15/bsdb-pg/.
+.PHONY: pgregress pgregress-update
+pgregress: build
+	BSDB_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 15m -v -run 'TestPG15Regress$$' ./regress -args -report
+
+pgregress-update: build
+	BSDB_TEST_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 15m -v -run 'TestPG15Regress$$' ./regress -args -report -update
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

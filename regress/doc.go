@@ -51,6 +51,42 @@
 // between results/ and expected/ is a bsdb-pg bug, never a reason to edit
 // expected/.
 //
+// # PostgreSQL 15's own suite (pg15/)
+//
+// pg15/ holds 25 core files of PostgreSQL 15.18's src/test/regress (boolean
+// ... with), the setup files they read (test_setup, create_misc,
+// create_index, create_aggregate), their data and parallel_schedule, copied
+// unchanged (pg15/README.md: source commit, licence). The runner
+// (pg15_run_test.go) reproduces pg_regress: database "regression" created
+// with its statements, psql -X -a -q -d regression -v HIDE_TABLEAM=on -v
+// HIDE_TOAST_COMPRESSION=on < NAME.sql in pg_regress's environment (PGTZ,
+// PGDATESTYLE, PGOPTIONS, LC_MESSAGES, PG_ABS_SRCDIR ...), the files in
+// schedule order, output compared byte for byte with expected/NAME.out or
+// an alternative NAME_N.out. Core files run unmodified; setup files get
+// the listed substitutions of pg15Adaptations only (server-side COPY as
+// psql \copy, the C functions of regress.so not created).
+//
+//	go test ./regress -run 'TestPG15Regress$' -v                  # against bsdb-pg, the gate
+//	go test ./regress -run 'TestPG15Regress$' -args -report       # also writes pg15/REPORT.md (make pgregress)
+//	go test ./regress -run 'TestPG15Regress$' -args -update       # record the gate (make pgregress-update)
+//	go test ./regress -run TestPG15RegressAgainstPostgres         # the runner on PostgreSQL: all exact
+//
+// Per file it measures: exact or not, the expected lines and how many of
+// them the output produces (longest common subsequence), the same over the
+// result lines (not psql's echo of the input), and the first difference.
+// TestPG15Regress fails only on a regression: a file of pg15/passing.txt
+// that stops matching, or fewer matched lines than pg15/floor.txt (floors
+// are recorded 2 lines below the measured run: bsdb-pg varies the order of
+// some unordered results between runs). bsdb-pg runs with one query engine
+// thread here, for the same reason. A file gets -pg15-timeout (30 s); a
+// timeout, or a server that dies or stops answering, fails that file, and
+// the server is restarted on its data for the next one. Outputs, diffs,
+// regression.diffs and server logs: results/pg15/<server>/.
+// TestPG15RegressAgainstPostgres drops and creates the database
+// "regression" (as pg_regress does) in the reference server, which must run
+// on this machine: aggregates and copy read and write server-side files in
+// a staged directory under os.TempDir().
+//
 // # psql availability
 //
 // Without psql the tests skip, unless BSDB_REQUIRE_CLIENTS=1 (CI), where a
