@@ -234,6 +234,11 @@ var errRules = []errRule{
 	{re: regexp.MustCompile(`Invalid escape string\. Escape string must be empty or one character`), fn: func(m []string, _ string) *pgerr.Error {
 		return pgerr.New(pgerr.InvalidEscapeSequence, "invalid escape string").WithHint("Escape string must be empty or one character.")
 	}},
+	// A cast to one of PostgreSQL's types that the engine does not have
+	// (pg_lsn, money, ...).
+	{re: regexp.MustCompile(`Type with name "?(\w+)"? does not exist`), fn: func(m []string, _ string) *pgerr.Error {
+		return pgerr.New(pgerr.FeatureNotSupported, "type %s is not supported", m[1])
+	}},
 	{re: regexp.MustCompile(`^Parser Error: (.*)`), fn: func(m []string, _ string) *pgerr.Error {
 		return pgerr.New(pgerr.SyntaxError, "%s", m[1])
 	}},

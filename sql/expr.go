@@ -96,6 +96,7 @@ func (tr *translator) expr(n *pg_query.Node, sc *scope, want typ) (typ, error) {
 		if d := arrayNesting(v.AArrayExpr, pgtypes.MaxArrayDims+1); d > pgtypes.MaxArrayDims {
 			return unknownTyp, pgtypes.TooManyArrayDims(d)
 		}
+		return tr.arrayExpr(n, v.AArrayExpr, sc, want)
 	case *pg_query.Node_List:
 		var t typ
 		for _, it := range v.List.Items {
@@ -1080,6 +1081,37 @@ func (tr *translator) jsonbExists(n *pg_query.Node, e *pg_query.A_Expr, op strin
 	fn := map[string]string{"?": "list_contains", "?|": "list_has_any", "?&": "list_has_all"}[op]
 	n.Node = makeCall(fn, e.Location, makeCall("__bsdb_jsonb_strings", -1, e.Lexpr), e.Rexpr).Node
 	return typ{OIDBool, -1}, nil
+}
+
+// arrayExpr types ARRAY[...] as PostgreSQL's transformArrayExpr does: the
+// common type of the elements (select_common_type, "ARRAY"), whose array
+// type the constructor has; a constructor of sub-arrays (ARRAY[[1],[2]])
+// has their type. An empty ARRAY[] takes its type from a cast around it.
+func (tr *translator) arrayExpr(n *pg_query.Node, a *pg_query.A_ArrayExpr, sc *scope, want typ) (typ, error) {
+	if len(a.Elements) == 0 {
+		return unknownTyp, tr.generic(n, sc)
+	}
+	elemWant := unknownTyp
+	if e := ElemOID(want.oid); e != 0 {
+		elemWant = typ{e, -1}
+	}
+	t, err := tr.commonTypeArgs(a.Elements, sc, elemWant, "ARRAY")
+	if err != nil || !t.known() || t.oid == OIDUnknown {
+		return unknownTyp, err
+	}
+	nested := true
+	for _, e := range a.Elements {
+		if e.GetAArrayExpr() == nil {
+			nested = false
+		}
+	}
+	if nested && ElemOID(t.oid) != 0 {
+		return t, nil
+	}
+	if arr := ArrayOID(t.oid); arr != 0 {
+		return typ{arr, -1}, nil
+	}
+	return unknownTyp, nil
 }
 
 // arrayNesting is the dimensions an ARRAY[] constructor nests as

@@ -146,14 +146,27 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 			return unknownTyp, err
 		}
 	}
-	if castArg != nil && pgRet.known() {
+	if castArg != nil && pgRet.known() && duckTypeKnown(pgRet) {
 		// The call resolved: typename(x) is the cast x::typename.
 		n.Node = &pg_query.Node_TypeCast{TypeCast: &pg_query.TypeCast{Arg: castArg,
 			TypeName: &pg_query.TypeName{Names: []*pg_query.Node{pg_query.MakeStrNode(pgName)}, Typemod: -1, Location: fc.Location},
 			Location: fc.Location}}
 		return tr.expr(n, sc, unknownTyp)
 	}
+	byteaAgg := name == "string_agg" && pgRet.oid == OIDBytea && len(fc.Args) == 2
+	if byteaAgg {
+		// string_agg(bytea, bytea): DuckDB aggregates only text, so the
+		// values and the delimiter travel as hex (a NULL delimiter is none).
+		fc.Args[0] = makeCall("hex", -1, fc.Args[0])
+		fc.Args[1] = &pg_query.Node{Node: &pg_query.Node_CoalesceExpr{CoalesceExpr: &pg_query.CoalesceExpr{
+			Args: []*pg_query.Node{makeCall("hex", -1, fc.Args[1]), pg_query.MakeAConstStrNode("", -1)}, Location: -1}}}
+	}
 	t, err := tr.funcCallRest(n, fc, sc, name, argTypes, srfsBefore)
+	if err == nil && byteaAgg {
+		inner := &pg_query.Node{Node: n.Node}
+		rewriteCall(n, "unhex", inner)
+		return pgRet, nil
+	}
 	if err == nil && !t.known() && pgRet.known() {
 		t = pgRet
 	}
@@ -168,7 +181,9 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 // function's arguments. Internal names (rewrites of the catalog and
 // session functions) are not resolved.
 func (tr *translator) resolveCall(fc *pg_query.FuncCall, schema, name string, argTypes []typ, argNames []string) (typ, error) {
-	if schema != "" && schema != "pg_catalog" || !pgcatalog.IsBuiltinFunction(name) || fc.FuncVariadic {
+	if schema != "" && schema != "pg_catalog" || !pgcatalog.IsBuiltinFunction(name) || fc.FuncVariadic || fc.AggWithinGroup {
+		// (WITHIN GROUP: an ordered-set aggregate's arguments include its
+		// ORDER BY's, which the translator does not type.)
 		return unknownTyp, nil
 	}
 	if len(argNames) > 0 && len(argNames) != countNamed(fc) {
@@ -206,6 +221,12 @@ func (tr *translator) resolveCall(fc *pg_query.FuncCall, schema, name string, ar
 		return typ{call.Ret, -1}, nil // typename(x): a cast
 	}
 	return typ{call.Ret, -1}, nil
+}
+
+// duckTypeKnown reports whether the translator can spell t for DuckDB.
+func duckTypeKnown(t typ) bool {
+	_, err := duckTypeName(t.oid, t.mod)
+	return err == nil
 }
 
 func countNamed(fc *pg_query.FuncCall) int {

@@ -270,6 +270,9 @@ func PGTypeOfDuckDB(name string) (oid uint32, typmod int32) {
 	n := strings.ToUpper(strings.TrimSpace(name))
 	if strings.HasSuffix(n, "[]") {
 		e, _ := PGTypeOfDuckDB(strings.TrimSuffix(n, "[]"))
+		if ElemOID(e) != 0 {
+			return e, -1 // a list of lists: PostgreSQL's multidimensional arrays have their elements' array type
+		}
 		if a := arrayOf[e]; a != 0 {
 			return a, -1
 		}
