@@ -81,6 +81,13 @@ func init() {
 	text("__bsdb_initcap", pgtypes.Initcap)
 	text("__bsdb_quote_ident", func(s string) string { return pgtypes.QuoteIdent(s, needsQuotes) })
 	text("__bsdb_quote_literal", pgtypes.QuoteLiteral)
+	// A value assigned to a name column: namein's cut to 63 bytes at a
+	// character boundary (sql/insert.go).
+	text("__bsdb_name", func(s string) string {
+		v, _ := pgtypes.ParseText(pgtypes.OIDName, -1, []byte(s), nil)
+		str, _ := v.(string)
+		return str
+	})
 	// JSON constructors (sql/json.go): a text as a JSON string, and a
 	// jsonb value's text as jsonb_out prints it.
 	text("__bsdb_json_quote", pgtypes.JSONQuote)

@@ -33,6 +33,7 @@ var storableTypes = map[uint32]bool{
 	OIDNumeric: true, OIDText: true, OIDVarchar: true, OIDBpchar: true, OIDBytea: true,
 	OIDDate: true, OIDTime: true, OIDTimestamp: true, OIDTimestamptz: true, OIDInterval: true,
 	OIDUUID: true, OIDJSON: true, OIDJSONB: true,
+	OIDName: true, // PostgreSQL's own catalogs' identifier type; stored as text
 }
 
 // TranslateCreateTable translates CREATE TABLE. Unsupported column types and

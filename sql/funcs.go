@@ -153,6 +153,13 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 			Location: fc.Location}}
 		return tr.expr(n, sc, unknownTyp)
 	}
+	if pgName == "pg_typeof" && len(argTypes) == 1 && resolvableType(argTypes[0]) && fc.Over == nil && !fc.AggStar {
+		// pg_typeof is the argument's type as parse analysis gives it,
+		// which is known here (DuckDB's namesake names DuckDB's types).
+		n.Node = pg_query.MakeAConstStrNode(pgcatalog.FormatType(argTypes[0].oid, -1), fc.Location).Node
+		_ = castTo(n, typ{OIDText, -1})
+		return typ{OIDRegType, -1}, nil
+	}
 	byteaAgg := name == "string_agg" && pgRet.oid == OIDBytea && len(fc.Args) == 2
 	if byteaAgg {
 		// string_agg(bytea, bytea): DuckDB aggregates only text, so the

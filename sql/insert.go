@@ -339,6 +339,9 @@ func buildInsertSource(ti *TableInfo, targets []int, srcSQL string, srcRaw []boo
 			}
 			expr = fmt.Sprintf("__bsdb_check_len(%s, %d, %s)", expr, n, quoteLiteral(fmt.Sprintf("value too long for type %s(%d)", tname, n)))
 		}
+		if c.TypeOID == OIDName {
+			expr = fmt.Sprintf("__bsdb_name(%s)", expr) // PostgreSQL's text -> name cuts it
+		}
 		if c.NotNull {
 			expr = fmt.Sprintf("__bsdb_check_not_null(%s, %s)", expr, quoteLiteral(fmt.Sprintf("null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, ti.Name)))
 		}

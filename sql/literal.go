@@ -310,7 +310,8 @@ func (tr *translator) foldAssigned(n *pg_query.Node, t typ) (bool, error) {
 	if c == nil || c.Isnull {
 		return false, nil
 	}
-	if (t.oid == OIDVarchar || t.oid == OIDBpchar) && c.GetSval() != nil {
+	if (t.oid == OIDVarchar || t.oid == OIDBpchar || t.oid == OIDName) && c.GetSval() != nil {
+		// (name: cut to 63 bytes at a character boundary, as namein does.)
 		val, err := pgtypes.ParseText(t.oid, t.mod, []byte(c.GetSval().GetSval()), tr.typeSettings())
 		if err != nil {
 			return false, literalError(err, c)

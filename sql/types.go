@@ -38,6 +38,7 @@ const (
 	OIDNumeric     uint32 = 1700
 	OIDUUID        uint32 = 2950
 	OIDJSONB       uint32 = 3802
+	OIDRegType     uint32 = 2206
 )
 
 // arrayOf maps an element type OID to its array type OID.
