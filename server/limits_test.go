@@ -144,3 +144,30 @@ func TestToolSettings(t *testing.T) {
 		t.Errorf("a bad boolean: %v", err)
 	}
 }
+
+// VACUUM and ANALYZE (what pg_restore, ORMs and PostgreSQL's regression
+// scripts run) are accepted: there is nothing to reclaim or measure, but a
+// table that does not exist and VACUUM inside a block are PostgreSQL's
+// errors.
+func TestVacuumAnalyze(t *testing.T) {
+	ts := startServer(t, "")
+	c := ts.conn(t)
+	ctx := context.Background()
+	for _, q := range []string{"CREATE TABLE va (a int)", "VACUUM va", "VACUUM", "ANALYZE va", "VACUUM ANALYZE va", "VACUUM (VERBOSE false) va"} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	for _, s := range []struct{ q, code, msg string }{
+		{"VACUUM nosuch", "42P01", `relation "nosuch" does not exist`},
+		{"ANALYZE nosuch", "42P01", `relation "nosuch" does not exist`},
+		{"BEGIN; VACUUM va", "25001", "VACUUM cannot run inside a transaction block"},
+	} {
+		_, err := c.Exec(ctx, s.q, pgx.QueryExecModeSimpleProtocol)
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != s.code || pe.Message != s.msg {
+			t.Errorf("%s: %v, want %s %s", s.q, err, s.code, s.msg)
+		}
+		_, _ = c.Exec(ctx, "ROLLBACK")
+	}
+}

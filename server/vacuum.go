@@ -18,12 +18,20 @@ import (
 // that is not valid UTF-8 (or a NUL), which versions before the input
 // checks stored and which no query can read back (txn.RepairText: each
 // run of invalid bytes becomes U+FFFD). Without a table it does every
-// table of the database. A NOTICE says what was repaired. Plain VACUUM and
-// ANALYZE stay unsupported (ok false).
+// table of the database. A NOTICE says what was repaired.
+//
+// Plain VACUUM and ANALYZE (planLightVacuum) check their tables and do
+// nothing else: a table here is immutable Parquet files plus a buffer, so
+// there are no dead rows to reclaim, and the engine keeps no statistics to
+// refresh. (The table maintenance that compacts small files is its own
+// work, not VACUUM's yet.)
 func (s *session) planVacuum(st *bsql.Statement) (plan, bool, error) {
 	vs := st.Tree.GetVacuumStmt()
-	if vs == nil || !vs.IsVacuumcmd || !vacuumFull(vs) {
+	if vs == nil {
 		return nil, false, nil
+	}
+	if !vs.IsVacuumcmd || !vacuumFull(vs) {
+		return s.planLightVacuum(vs)
 	}
 	for _, r := range vs.Rels {
 		if vr := r.GetVacuumRelation(); vr != nil && len(vr.VaCols) > 0 {
@@ -67,6 +75,35 @@ func (s *session) planVacuum(st *bsql.Statement) (plan, bool, error) {
 			if res.Values > 0 {
 				_ = s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.SuccessfulCompletion,
 					Message: fmt.Sprintf("table \"%s\": %d text values that were not valid UTF-8 repaired (U+FFFD) in %d data files", id.Name, res.Values, res.Files)})
+			}
+		}
+		return nil
+	}), true, nil
+}
+
+// planLightVacuum is VACUUM without FULL, and ANALYZE: PostgreSQL's
+// errors for a table that does not exist and for VACUUM in a transaction
+// block, then nothing to do.
+func (s *session) planLightVacuum(vs *pg_query.VacuumStmt) (plan, bool, error) {
+	tag := "ANALYZE"
+	if vs.IsVacuumcmd {
+		tag = "VACUUM"
+		if s.tx != nil && !s.tx.implicit {
+			return nil, true, pgerr.New(pgerr.ActiveSQLTransaction, "VACUUM cannot run inside a transaction block")
+		}
+	}
+	return tagOnly(tag, func(ctx context.Context) error {
+		for _, r := range vs.Rels {
+			rv := r.GetVacuumRelation().GetRelation()
+			if rv == nil {
+				continue
+			}
+			id, err := s.resolve(ctx, rv.Schemaname, rv.Relname)
+			if err != nil {
+				return err
+			}
+			if _, err := s.eng.Catalog().Table(ctx, id); err != nil {
+				return pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", qualifiedName(rv.Schemaname, rv.Relname))
 			}
 		}
 		return nil
