@@ -49,6 +49,10 @@ var diffCases = []diffCase{
 	{name: "operator_duckdb_only", q: "SELECT 7 // 2"},
 	{name: "operator_unknown_literal", q: "SELECT i + '1' AS a, '2' * 3 AS b, '2024-01-02'::date - '2024-01-01' AS c FROM nums WHERE id = 1"},
 	{name: "function_missing", q: "SELECT lower(1)"},
+	// SELECT * over JOIN ... USING merges the USING column (the engine's
+	// column list, not the relations' concatenation).
+	{name: "join_using_star", q: "SELECT * FROM nums a JOIN nums b USING (id) WHERE id = 1"},
+	{name: "join_natural_star", q: "SELECT * FROM nums NATURAL JOIN nums x WHERE id = 1"},
 	{name: "order_nulls_asc", q: "SELECT i FROM nums ORDER BY i"},
 	{name: "order_nulls_desc", q: "SELECT i FROM nums ORDER BY i DESC"},
 	{name: "order_text_c", q: "SELECT t FROM nums ORDER BY t COLLATE \"C\""},

@@ -81,6 +81,12 @@ func (tr *translator) fromItem(n *pg_query.Node, sc *scope) error {
 			// DuckDB would join on the text (rawnum.go).
 			tr.rawJoin = true
 		}
+		if j.IsNatural || len(j.UsingClause) > 0 {
+			// The join's columns merge the USING ones: an unqualified *
+			// is not the concatenation of the relations' columns
+			// (expandStar asks the engine instead).
+			sc.mergedJoin = true
+		}
 		if j.Quals != nil {
 			sc.clause = clauseJoin
 			if _, err := tr.expr(j.Quals, sc, typ{OIDBool, -1}); err != nil {

@@ -115,6 +115,9 @@ func starOf(n *pg_query.Node) (bool, string) {
 }
 
 func expandStar(sc *scope, rel string) ([]colInfo, bool) {
+	if rel == "" && sc.mergedJoin {
+		return nil, false // JOIN ... USING / NATURAL: see fromItem
+	}
 	var out []colInfo
 	for _, r := range sc.rels {
 		if rel != "" && r.alias != rel {

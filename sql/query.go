@@ -40,9 +40,11 @@ type colInfo struct {
 // scope is a query level: its FROM items, its CTEs, and its parent (for
 // correlated subqueries and outer CTEs).
 type scope struct {
-	parent *scope
-	ctes   map[string]*relInfo
-	rels   []*relInfo
+	// mergedJoin: a FROM item of this level joins with USING or NATURAL.
+	mergedJoin bool
+	parent     *scope
+	ctes       map[string]*relInfo
+	rels       []*relInfo
 	// outputs are the select list's column names, which ORDER BY, GROUP
 	// BY and DISTINCT ON may reference (checkColumnCase accepts them).
 	outputs []colInfo
