@@ -184,6 +184,19 @@ func (s *Server) untrack(c *conn) {
 	s.mu.sockets--
 }
 
+// releaseSlot gives back c's connection slot before c is closed: a
+// connection refused after it took one (the superusers' reserve) frees it
+// before the client reads its FATAL, so a client that reconnects at once
+// finds it free.
+func (s *Server) releaseSlot(c *conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.slot {
+		c.slot = false
+		s.mu.slots--
+	}
+}
+
 // tooManyClients is PostgreSQL's FATAL when no connection slot is free.
 func tooManyClients() *pgerr.Error {
 	return &pgerr.Error{Severity: pgerr.SeverityFatal, Code: codeTooManyConnections, Message: "sorry, too many clients already"}

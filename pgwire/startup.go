@@ -218,6 +218,7 @@ func (c *conn) startupLocked() bool {
 	c.send(&pgproto3.AuthenticationOk{})
 	if c.srv.reservedForSuperusers(user) {
 		// After AuthenticationOk, as from PostgreSQL (InitPostgres).
+		c.srv.releaseSlot(c)
 		c.sendError(&pgerr.Error{Severity: pgerr.SeverityFatal, Code: codeTooManyConnections,
 			Message: "remaining connection slots are reserved for non-replication superuser connections"})
 		return false
