@@ -49,6 +49,8 @@ var diffCases = []diffCase{
 	{name: "operator_duckdb_only", q: "SELECT 7 // 2"},
 	{name: "operator_unknown_literal", q: "SELECT i + '1' AS a, '2' * 3 AS b, '2024-01-02'::date - '2024-01-01' AS c FROM nums WHERE id = 1"},
 	{name: "function_missing", q: "SELECT lower(1)"},
+	{name: "lpad_two_args", q: "SELECT lpad('ab', 5) AS a, rpad('ab', 5) || '|' AS b, lpad('abcdef', 3) AS c, lpad(t, 4) AS d FROM nums WHERE id = 1"},
+	{name: "stddev_types", q: "SELECT stddev(f) AS a, variance(f) AS b, sum(s) AS d, avg(b) AS e FROM nums"},
 	// SELECT * over JOIN ... USING merges the USING column (the engine's
 	// column list, not the relations' concatenation).
 	{name: "join_using_star", q: "SELECT * FROM nums a JOIN nums b USING (id) WHERE id = 1"},

@@ -174,8 +174,8 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 		rewriteCall(n, "unhex", inner)
 		return pgRet, nil
 	}
-	if err == nil && !t.known() && pgRet.known() {
-		t = pgRet
+	if err == nil && pgRet.known() && (!t.known() || t.oid != pgRet.oid) {
+		t = pgRet // PostgreSQL's type wins over the translator's guess
 	}
 	return t, err
 }
@@ -375,6 +375,12 @@ func (tr *translator) funcCallRest(n *pg_query.Node, fc *pg_query.FuncCall, sc *
 		case "make_interval":
 			if err := rewriteMakeInterval(n, fc); err != nil {
 				return unknownTyp, err
+			}
+		case "lpad", "rpad":
+			if len(fc.Args) == 2 {
+				// PostgreSQL's two-argument form pads with spaces; DuckDB
+				// has only the three-argument one.
+				fc.Args = append(fc.Args, pg_query.MakeAConstStrNode(" ", -1))
 			}
 		case "every":
 			// DuckDB's name for the same aggregate.
