@@ -92,6 +92,9 @@ var errRules = []errRule{
 	{re: regexp.MustCompile(`^Invalid Input Error: value out of range: overflow`), fn: func(m []string, _ string) *pgerr.Error {
 		return pgerr.New(pgerr.NumericValueOutOfRange, "value out of range: overflow")
 	}},
+	{re: regexp.MustCompile(`^Invalid Input Error: (smallint|integer|bigint) out of range`), fn: func(m []string, _ string) *pgerr.Error {
+		return pgerr.New(pgerr.NumericValueOutOfRange, "%s out of range", m[1])
+	}},
 	{re: regexp.MustCompile(`^Invalid Input Error: division by zero`), fn: func(m []string, _ string) *pgerr.Error {
 		return pgerr.New(pgerr.DivisionByZero, "division by zero")
 	}},

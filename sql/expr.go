@@ -457,7 +457,17 @@ func (tr *translator) aExpr(n *pg_query.Node, e *pg_query.A_Expr, sc *scope, wan
 		}
 		switch op {
 		case "/":
+			if m, msg, ok := intMin(res.oid); ok {
+				// PostgreSQL's int division: min / -1 overflows with the
+				// type's message (DuckDB's says "Overflow in division").
+				rewriteCall(n, "__bsdb_idiv", e.Lexpr, e.Rexpr, m, pg_query.MakeAConstStrNode(msg, -1))
+				break
+			}
 			rewriteCall(n, "__bsdb_div", e.Lexpr, e.Rexpr)
+			if (res.oid == OIDFloat8 || res.oid == OIDFloat4) && duplicable(e.Lexpr) && duplicable(e.Rexpr) {
+				inner := &pg_query.Node{Node: n.Node}
+				rewriteCall(n, "__bsdb_fchk", inner, e.Lexpr, e.Rexpr)
+			}
 			if res.oid == OIDNumeric {
 				// DuckDB divides DECIMALs in DOUBLE; PostgreSQL keeps
 				// numeric. Cast back (scale: doc.go "numeric division").
@@ -466,9 +476,14 @@ func (tr *translator) aExpr(n *pg_query.Node, e *pg_query.A_Expr, sc *scope, wan
 				res = typ{OIDNumeric, -1}
 			}
 		case "%":
+			if _, _, ok := intMin(res.oid); ok {
+				// min % -1 is 0 in PostgreSQL, an overflow in DuckDB.
+				rewriteCall(n, "__bsdb_imod", e.Lexpr, e.Rexpr)
+				break
+			}
 			rewriteCall(n, "__bsdb_mod", e.Lexpr, e.Rexpr)
-		case "+", "-", "*":
-			if res.oid == OIDFloat8 || res.oid == OIDFloat4 {
+		case "^", "+", "-", "*":
+			if (res.oid == OIDFloat8 || res.oid == OIDFloat4) && duplicable(e.Lexpr) && duplicable(e.Rexpr) {
 				// Overflow to ±Infinity is an error in PostgreSQL.
 				inner := &pg_query.Node{Node: n.Node}
 				rewriteCall(n, "__bsdb_fchk", inner, e.Lexpr, e.Rexpr)
@@ -586,6 +601,48 @@ func (tr *translator) typeUnknownOperand(n *pg_query.Node, t *typ, declared uint
 		*t = want
 	}
 	return nil
+}
+
+// duplicable reports whether an operand may be written twice into the
+// engine's query (the float overflow check reads the operands again): no
+// subquery, whose relations are placeholders that occur once and which
+// would run twice, and no volatile function, whose second call differs.
+func duplicable(n *pg_query.Node) bool {
+	ok := true
+	walkNodes(n, func(x *pg_query.Node) bool {
+		switch v := x.Node.(type) {
+		case *pg_query.Node_SubLink:
+			ok = false
+		case *pg_query.Node_FuncCall:
+			if len(v.FuncCall.Funcname) > 0 {
+				switch v.FuncCall.Funcname[len(v.FuncCall.Funcname)-1].GetString_().GetSval() {
+				case "random", "nextval", "setval", "gen_random_uuid", "clock_timestamp", "timeofday", "random_normal":
+					ok = false
+				}
+			}
+		}
+		return ok
+	})
+	return ok
+}
+
+// intMin is the smallest value of an integer type, as a typed literal,
+// and the type's out-of-range message.
+func intMin(oid uint32) (*pg_query.Node, string, bool) {
+	var n *pg_query.Node
+	var msg string
+	switch oid {
+	case OIDInt2:
+		n, msg = pg_query.MakeAConstIntNode(-32768, -1), "smallint out of range"
+	case OIDInt4:
+		n, msg = pg_query.MakeAConstIntNode(-2147483648, -1), "integer out of range"
+	case OIDInt8:
+		n, msg = &pg_query.Node{Node: &pg_query.Node_AConst{AConst: &pg_query.A_Const{Val: &pg_query.A_Const_Fval{Fval: &pg_query.Float{Fval: "-9223372036854775808"}}, Location: -1}}}, "bigint out of range"
+	default:
+		return nil, "", false
+	}
+	_ = castTo(n, typ{oid, -1})
+	return n, msg, true
 }
 
 // likeFuncs are DuckDB's LIKE functions that take an escape character, by
@@ -798,15 +855,17 @@ func (tr *translator) caseExpr(c *pg_query.CaseExpr, sc *scope, want typ) (typ, 
 		if err != nil {
 			return unknownTyp, err
 		}
+		tr.noteType(cw.Result, t)
 		res = unifyTypes(res, t)
 	}
 	if tr.untypedParam(c.Defresult) {
 		params = append(params, c.Defresult)
-	} else {
+	} else if c.Defresult != nil {
 		t, err := tr.expr(c.Defresult, sc, firstKnown(res, want))
 		if err != nil {
 			return unknownTyp, err
 		}
+		tr.noteType(c.Defresult, t)
 		res = unifyTypes(res, t)
 	}
 	for _, p := range params {
@@ -816,10 +875,79 @@ func (tr *translator) caseExpr(c *pg_query.CaseExpr, sc *scope, want typ) (typ, 
 		}
 		res = unifyTypes(res, t)
 	}
+	if len(params) == 0 {
+		if common, err := tr.caseCommonType(c, res); err != nil || common.known() {
+			return common, err
+		}
+	}
 	if res.oid == OIDUnknown {
 		res = typ{OIDText, -1}
 	}
 	return res, nil
+}
+
+// caseCommonType is transformCaseExpr's select_common_type over the
+// results (the ELSE one first; a missing ELSE is a NULL) when the
+// translator knows every result's type: PostgreSQL's type and errors
+// (42804 "CASE types text and integer cannot be matched", 42846
+// "CASE/WHEN could not convert type ...", at the result), untyped literal
+// results typed as it. unknownTyp when some type is not known.
+func (tr *translator) caseCommonType(c *pg_query.CaseExpr, res typ) (typ, error) {
+	var nodes []*pg_query.Node
+	var types []typ
+	add := func(n *pg_query.Node) bool {
+		if n == nil {
+			nodes, types = append(nodes, nil), append(types, typ{OIDUnknown, -1})
+			return true
+		}
+		t, ok := tr.nodeTypes[n]
+		if !ok || !resolvableType(t) {
+			return false
+		}
+		nodes, types = append(nodes, n), append(types, t)
+		return true
+	}
+	if !add(c.Defresult) {
+		return unknownTyp, nil
+	}
+	for _, w := range c.Args {
+		if cw := w.GetCaseWhen(); cw != nil && !add(cw.Result) {
+			return unknownTyp, nil
+		}
+	}
+	oids := make([]uint32, len(types))
+	for i, t := range types {
+		oids[i] = t.oid
+	}
+	common, err := Builtins.SelectCommonType(oids, "CASE")
+	if err != nil {
+		var ce *resolve.CommonTypeError
+		if errors.As(err, &ce) {
+			return unknownTyp, withLocation(ce.Err, exprLocation(nodes[ce.Index]))
+		}
+		return unknownTyp, err
+	}
+	for i, n := range nodes {
+		if oids[i] == OIDUnknown || oids[i] == common {
+			if n != nil {
+				if err := tr.typeUnknownOperand(n, &types[i], common); err != nil {
+					return unknownTyp, err
+				}
+			}
+			continue
+		}
+		if !Builtins.CanCoerce([]uint32{oids[i]}, []uint32{common}, resolve.CoerceImplicit) {
+			context := "CASE/WHEN"
+			if i == 0 {
+				context = "CASE/ELSE"
+			}
+			return unknownTyp, withLocation(Builtins.CoerceToCommonError(context, oids[i], common), exprLocation(n))
+		}
+	}
+	if common == res.oid {
+		return res, nil
+	}
+	return typ{common, -1}, nil
 }
 
 // commonTypeArgs is sameTypeArgs for a construct whose result is

@@ -39,6 +39,11 @@ func Setup() []string {
 			"WHEN 'VARCHAR' THEN [json_extract_string(CAST(j AS JSON), '$')] ELSE CAST([] AS VARCHAR[]) END END",
 		"CREATE OR REPLACE TEMP MACRO __bsdb_div(a, b) AS CASE WHEN b = 0 THEN error('division by zero') ELSE a / b END",
 		"CREATE OR REPLACE TEMP MACRO __bsdb_mod(a, b) AS CASE WHEN b = 0 THEN error('division by zero') ELSE a % b END",
+		// Integer division and modulo (expr.go): the type's smallest value
+		// divided by -1 overflows with the type's message m; modulo -1 is
+		// 0 (DuckDB raises "Overflow in division" for both).
+		"CREATE OR REPLACE TEMP MACRO __bsdb_idiv(a, b, lo, m) AS CASE WHEN b = 0 THEN error('division by zero') WHEN b = -1 AND a = lo THEN error(m) ELSE a / b END",
+		"CREATE OR REPLACE TEMP MACRO __bsdb_imod(a, b) AS CASE WHEN b = 0 THEN error('division by zero') WHEN b = -1 THEN a - a ELSE a % b END",
 		// float arithmetic: DuckDB gives ±Infinity on overflow; PostgreSQL
 		// raises 22003 unless an operand was already infinite.
 		"CREATE OR REPLACE TEMP MACRO __bsdb_fchk(r, a, b) AS CASE WHEN isinf(r) AND NOT isinf(CAST(a AS DOUBLE)) AND NOT isinf(CAST(b AS DOUBLE)) THEN error('value out of range: overflow') ELSE r END",
