@@ -40,6 +40,7 @@ const (
 	UntranslatableCharacter      = "22P05"
 	CharacterNotInRepertoire     = "22021"
 	InvalidEscapeSequence        = "22025"
+	ArraySubscriptError          = "2202E"
 	NotNullViolation             = "23502"
 	UniqueViolation              = "23505"
 	CheckViolation               = "23514"

@@ -116,7 +116,8 @@ func AppendBinary(buf []byte, oid uint32, typmod int32, v any) ([]byte, error) {
 		if !ok {
 			return buf, badValue(oid, v)
 		}
-		return append(append(buf, 1), str...), nil
+		// jsonb_send: a version byte, then jsonb_out's (normalized) text.
+		return AppendText(append(buf, 1), OIDJSONB, typmod, str, nil)
 	case OIDUUID:
 		switch x := v.(type) {
 		case [16]byte:

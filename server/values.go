@@ -9,6 +9,7 @@ import (
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
+	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/pgtypes"
 )
 
@@ -153,115 +154,92 @@ func toInt64(v any) (int64, bool) {
 	return 0, false
 }
 
-// encodeArray renders a DuckDB list in PostgreSQL's array text form
-// ({a,b,NULL} with quoting) or binary array format.
+// encodeArray renders a DuckDB list (nested lists for a multidimensional
+// array) as PostgreSQL's array in the column's format. The writer is
+// pgtypes' array_out/array_send, the one every array value goes through;
+// this only converts the engine's elements to pgtypes' canonical values.
 func encodeArray(buf []byte, c resultCol, info pgtypes.TypeInfo, v any, st *pgtypes.Settings) ([]byte, error) {
 	list, ok := v.([]any)
 	if !ok {
 		return buf, fmt.Errorf("array value of type %T", v)
 	}
-	elem := resultCol{oid: info.ElemOID, typmod: c.typmod, format: c.format}
+	arr, err := duckArray(info.ElemOID, list)
+	if err != nil {
+		return buf, err
+	}
 	if c.format == 1 {
-		vals := make([]any, len(list))
-		for i, e := range list {
-			if e == nil {
+		return pgtypes.AppendBinary(buf, c.oid, c.typmod, arr)
+	}
+	return pgtypes.AppendText(buf, c.oid, c.typmod, arr, st)
+}
+
+// duckArray converts a DuckDB list into a pgtypes array value: []any for
+// one dimension, pgtypes.Array for nested lists, which must be
+// rectangular as PostgreSQL's arrays are (2202E otherwise, the error
+// array_in gives for "{{1},{2,3}}"). A list of empty lists is the empty
+// array, as PostgreSQL has no other way to write it.
+func duckArray(elem uint32, list []any) (any, error) {
+	var dims []int32
+	for l := any(list); ; {
+		sub, ok := l.([]any)
+		if !ok {
+			break
+		}
+		dims = append(dims, int32(len(sub)))
+		if len(sub) == 0 {
+			break
+		}
+		l = sub[0]
+	}
+	if len(dims) > 1 && dims[len(dims)-1] == 0 {
+		return []any{}, nil
+	}
+	if len(dims) > pgtypes.MaxArrayDims {
+		return nil, pgtypes.TooManyArrayDims(len(dims))
+	}
+	var elems []any
+	var walk func(l []any, d int) error
+	walk = func(l []any, d int) error {
+		if int32(len(l)) != dims[d] {
+			return pgerr.New(pgerr.ArraySubscriptError, "multidimensional arrays must have array expressions with matching dimensions")
+		}
+		for _, e := range l {
+			if d+1 < len(dims) {
+				sub, ok := e.([]any)
+				if !ok {
+					return pgerr.New(pgerr.ArraySubscriptError, "multidimensional arrays must have array expressions with matching dimensions")
+				}
+				if err := walk(sub, d+1); err != nil {
+					return err
+				}
 				continue
 			}
-			pv, err := fromDuck(elem.oid, e)
-			if err != nil {
-				return buf, err
+			if e == nil {
+				elems = append(elems, nil)
+				continue
 			}
-			vals[i] = pv
-		}
-		return appendBinaryArray(buf, info.ElemOID, c.typmod, vals)
-	}
-	buf = append(buf, '{')
-	for i, e := range list {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		if e == nil {
-			buf = append(buf, "NULL"...)
-			continue
-		}
-		if sub, ok := e.([]any); ok {
-			var err error
-			buf, err = encodeArray(buf, c, info, sub, st)
-			if err != nil {
-				return buf, err
+			if _, nested := e.([]any); nested {
+				return pgerr.New(pgerr.ArraySubscriptError, "multidimensional arrays must have array expressions with matching dimensions")
 			}
-			continue
+			pv, err := fromDuck(elem, e)
+			if err != nil {
+				return err
+			}
+			elems = append(elems, pv)
 		}
-		pv, err := fromDuck(elem.oid, e)
-		if err != nil {
-			return buf, err
-		}
-		text, err := pgtypes.AppendText(nil, elem.oid, elem.typmod, pv, st)
-		if err != nil {
-			return buf, err
-		}
-		buf = appendArrayElem(buf, text)
+		return nil
 	}
-	return append(buf, '}'), nil
-}
-
-func appendArrayElem(buf, text []byte) []byte {
-	needQuote := len(text) == 0 || (len(text) == 4 && (string(text) == "NULL" || string(text) == "null"))
-	for _, ch := range text {
-		switch ch {
-		case '"', '\\', '{', '}', ',', ' ', '\t', '\n', '\r', '\v', '\f':
-			needQuote = true
-		}
+	if err := walk(list, 0); err != nil {
+		return nil, err
 	}
-	if !needQuote {
-		return append(buf, text...)
+	if len(dims) == 1 {
+		return elems, nil
 	}
-	buf = append(buf, '"')
-	for _, ch := range text {
-		if ch == '"' || ch == '\\' {
-			buf = append(buf, '\\')
-		}
-		buf = append(buf, ch)
+	lb := make([]int32, len(dims))
+	for i := range lb {
+		lb[i] = 1
 	}
-	return append(buf, '"')
-}
-
-// appendBinaryArray writes a one-dimensional array in PostgreSQL's binary
-// array format (array_send).
-func appendBinaryArray(buf []byte, elem uint32, typmod int32, vals []any) ([]byte, error) {
-	hasNull := int32(0)
-	for _, v := range vals {
-		if v == nil {
-			hasNull = 1
-		}
-	}
-	be := func(b []byte, v uint32) []byte { return append(b, byte(v>>24), byte(v>>16), byte(v>>8), byte(v)) }
-	if len(vals) == 0 {
-		buf = be(buf, 0)
-		buf = be(buf, 0)
-		return be(buf, elem), nil
-	}
-	buf = be(buf, 1)
-	buf = be(buf, uint32(hasNull))
-	buf = be(buf, elem)
-	buf = be(buf, uint32(len(vals)))
-	buf = be(buf, 1)
-	for _, v := range vals {
-		if v == nil {
-			buf = be(buf, 0xffffffff)
-			continue
-		}
-		at := len(buf)
-		buf = be(buf, 0)
-		var err error
-		buf, err = pgtypes.AppendBinary(buf, elem, typmod, v)
-		if err != nil {
-			return buf, err
-		}
-		n := uint32(len(buf) - at - 4)
-		buf[at], buf[at+1], buf[at+2], buf[at+3] = byte(n>>24), byte(n>>16), byte(n>>8), byte(n)
-	}
-	return buf, nil
+	return pgtypes.Array{Dims: dims, LBound: lb, Elems: elems}, nil
 }
 
 // duckInfinity returns the PostgreSQL infinity of a date or timestamp that

@@ -244,6 +244,12 @@ func (tr *translator) typeCast(n *pg_query.Node, tc *pg_query.TypeCast, sc *scop
 		}
 	}
 	var argTyp typ
+	dims := 1
+	if a := tc.Arg.GetAArrayExpr(); a != nil && ElemOID(oid) != 0 {
+		// ARRAY[[1,2],[3,4]]::int[]: PostgreSQL's array types have no
+		// dimension count; the engine's nested list needs its depth.
+		dims = arrayNesting(a, pgtypes.MaxArrayDims+1)
+	}
 	if p := tc.Arg.GetParamRef(); p != nil && p.Number >= 1 {
 		// $n::type: typed by the user, no extra cast needed.
 		tr.noteParam(int(p.Number), t)
@@ -275,6 +281,9 @@ func (tr *translator) typeCast(n *pg_query.Node, tc *pg_query.TypeCast, sc *scop
 	}
 	if tn, err := duckTypeName(oid, mod); err == nil {
 		tn.Location = tc.TypeName.Location
+		for len(tn.ArrayBounds) > 0 && len(tn.ArrayBounds) < dims {
+			tn.ArrayBounds = append(tn.ArrayBounds, pg_query.MakeIntNode(-1))
+		}
 		tc.TypeName = tn
 	}
 	if oid == OIDNumeric && isStringType(argTyp.oid) {
@@ -520,10 +529,19 @@ func (tr *translator) aExpr(n *pg_query.Node, e *pg_query.A_Expr, sc *scope, wan
 		return typ{OIDText, -1}, nil
 	case op == "->" || op == "#>":
 		if lt.oid == OIDJSON || lt.oid == OIDJSONB {
+			if op == "->" {
+				// DuckDB parses -> as its lambda arrow, binding looser
+				// than PostgreSQL's operator ((j->'b') IS NULL would
+				// become j -> ('b' IS NULL)): the function it stands for.
+				rewriteCall(n, "json_extract", e.Lexpr, e.Rexpr)
+			}
 			return lt, nil
 		}
 		return resolved, nil
 	case op == "->>" || op == "#>>":
+		if op == "->>" && (lt.oid == OIDJSON || lt.oid == OIDJSONB) {
+			rewriteCall(n, "json_extract_string", e.Lexpr, e.Rexpr)
+		}
 		return typ{OIDText, -1}, nil
 	case op == "=" || op == "<>" || op == "!=" || op == "<" || op == ">" || op == "<=" || op == ">=" ||
 		op == "~" || op == "~*" || op == "!~" || op == "!~*" || op == "~~" || op == "!~~" || op == "~~*" || op == "!~~*":

@@ -90,6 +90,17 @@ func (tr *translator) targetList(list []*pg_query.Node, sc *scope) ([]colInfo, e
 		if t.oid == OIDUnknown {
 			t = typ{OIDText, -1}
 		}
+		if rt.Val.GetColumnRef() == nil {
+			// The engine's JSON values reach the driver decoded (a JSON
+			// null as NULL); their text is what PostgreSQL prints. Stored
+			// json columns are text already.
+			switch t.oid {
+			case OIDJSON, OIDJSONB:
+				_ = castTo(rt.Val, typ{OIDText, -1})
+			case ArrayOID(OIDJSON), ArrayOID(OIDJSONB):
+				_ = castTo(rt.Val, typ{ArrayOID(OIDText), -1})
+			}
+		}
 		cols = append(cols, colInfo{name: name, t: t, raw: sc.raw && (sc.rawOut[len(sc.rawOut)-1] != nil || tr.subLinkText)})
 		tr.subLinkText = false
 	}
