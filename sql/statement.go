@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -417,11 +418,50 @@ func otherTag(n *pg_query.Node) string {
 		return "CALL"
 	case *pg_query.Node_CommentStmt:
 		return "COMMENT"
+	case *pg_query.Node_DefineStmt:
+		return "CREATE " + objectTypeName(s.DefineStmt.Kind)
 	}
-	// Fall back to the node type name without the "Stmt" suffix.
+	// Fall back to the node type name without the "Stmt" suffix, in words
+	// (AlterDefaultPrivilegesStmt is "ALTER DEFAULT PRIVILEGES"), with the
+	// names PostgreSQL's CreateCommandTag gives where the node's differs.
 	name := fmt.Sprintf("%T", n.GetNode())
-	name = strings.TrimPrefix(name, "*pg_query.Node_")
-	return strings.ToUpper(strings.TrimSuffix(name, "Stmt"))
+	name = strings.TrimSuffix(strings.TrimPrefix(name, "*pg_query.Node_"), "Stmt")
+	if tag, ok := nodeTags[name]; ok {
+		return tag
+	}
+	var b strings.Builder
+	for i, r := range name {
+		if i > 0 && unicode.IsUpper(r) {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(unicode.ToUpper(r))
+	}
+	return b.String()
+}
+
+// nodeTags are PostgreSQL's command tags of the statement nodes whose
+// names, split into words, are not the tag.
+var nodeTags = map[string]string{
+	"Index": "CREATE INDEX", "View": "CREATE VIEW", "CreateSeq": "CREATE SEQUENCE",
+	"AlterSeq": "ALTER SEQUENCE", "Rule": "CREATE RULE", "Createdb": "CREATE DATABASE",
+	"Dropdb": "DROP DATABASE", "Alterdb": "ALTER DATABASE", "CreateTrig": "CREATE TRIGGER",
+	"CreatePLang": "CREATE LANGUAGE", "CreateFdw": "CREATE FOREIGN DATA WRAPPER",
+	"AlterFdw": "ALTER FOREIGN DATA WRAPPER", "CreateForeignServer": "CREATE SERVER",
+	"AlterForeignServer": "ALTER SERVER", "CreateUserMapping": "CREATE USER MAPPING",
+	"Reindex": "REINDEX", "Cluster": "CLUSTER", "Load": "LOAD", "Checkpoint": "CHECKPOINT",
+	"CompositeType": "CREATE TYPE", "CreateEnum": "CREATE TYPE", "CreateRange": "CREATE TYPE",
+	"AlterEnum": "ALTER TYPE", "CreateAm": "CREATE ACCESS METHOD", "CreateOpClass": "CREATE OPERATOR CLASS",
+	"CreateOpFamily": "CREATE OPERATOR FAMILY", "AlterOpFamily": "ALTER OPERATOR FAMILY",
+	"CreateConversion": "CREATE CONVERSION", "CreateCast": "CREATE CAST", "CreateTransform": "CREATE TRANSFORM",
+	"AlterTSDictionary": "ALTER TEXT SEARCH DICTIONARY", "AlterTSConfiguration": "ALTER TEXT SEARCH CONFIGURATION",
+	"CreateEventTrig": "CREATE EVENT TRIGGER", "AlterEventTrig": "ALTER EVENT TRIGGER",
+	"CreateStats": "CREATE STATISTICS", "AlterStats": "ALTER STATISTICS", "CreateFunction": "CREATE FUNCTION",
+	"AlterFunction": "ALTER FUNCTION", "Truncate": "TRUNCATE TABLE",
+	"Discard": "DISCARD", "ReassignOwned": "REASSIGN OWNED", "DropOwned": "DROP OWNED",
+	"AlterSystem": "ALTER SYSTEM", "ImportForeignSchema": "IMPORT FOREIGN SCHEMA", "SecLabel": "SECURITY LABEL",
+	"CreateExtension": "CREATE EXTENSION", "AlterExtension": "ALTER EXTENSION", "AlterExtensionContents": "ALTER EXTENSION",
+	"Constraints": "SET CONSTRAINTS", "RefreshMatView": "REFRESH MATERIALIZED VIEW",
+	"AlterTableSpaceOptions": "ALTER TABLESPACE", "CreateTableSpace": "CREATE TABLESPACE", "DropTableSpace": "DROP TABLESPACE",
 }
 
 func objectTypeName(t pg_query.ObjectType) string {
