@@ -35,6 +35,10 @@ var diffCases = []diffCase{
 	{name: "like_escape", q: `SELECT 'a_b' LIKE 'a\_b' AS a, 'axb' LIKE 'a\_b' AS b, 'a_b' NOT LIKE 'a\_b' AS c, 'A_B' ILIKE 'a\_b' AS d,
 		'a\b' LIKE 'a\b' ESCAPE '' AS e, 'a#_b' LIKE 'a##_b' ESCAPE '#' AS f, 'ab' ~~ 'a%' AS g, 'ab' !~~* 'A%' AS h, t LIKE '%\%%' AS i FROM nums WHERE id = 1`},
 	{name: "like_bad_escape", q: "SELECT 'ab' LIKE 'a%' ESCAPE 'xy'"},
+	// pg_typeof of an aggregate keeps the query an aggregate (one row), of
+	// a set-returning function the number of rows.
+	{name: "pg_typeof_agg", q: "SELECT pg_typeof(sum(i)) AS a, pg_typeof(avg(i)) AS b, pg_typeof(sum(f)) AS c, pg_typeof(count(*)) AS d FROM nums"},
+	{name: "pg_typeof_srf", q: "SELECT pg_typeof(generate_series(1, 3)) AS a"},
 	// Types as PostgreSQL's parse analysis gives them (package resolve).
 	{name: "string_agg_bytea", q: `SELECT string_agg(v, ',') AS a, string_agg(v, NULL ORDER BY v) AS b FROM (VALUES ('\xff'::bytea), ('\xaa'), (NULL)) t(v)`},
 	{name: "array_types", q: "SELECT ARRAY[1, 2] AS a, ARRAY['x', 'y'] AS b, ARRAY[[1], [2]] AS c, ARRAY[1::bigint, 2] AS d"},

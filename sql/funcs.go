@@ -156,7 +156,20 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 	if pgName == "pg_typeof" && len(argTypes) == 1 && resolvableType(argTypes[0]) && fc.Over == nil && !fc.AggStar {
 		// pg_typeof is the argument's type as parse analysis gives it,
 		// which is known here (DuckDB's namesake names DuckDB's types).
-		n.Node = pg_query.MakeAConstStrNode(pgcatalog.FormatType(argTypes[0].oid, -1), fc.Location).Node
+		name := pgcatalog.FormatType(argTypes[0].oid, -1)
+		if arg := fc.Args[0]; hasAggregate(arg) || len(sc.srfs) > srfsBefore {
+			// The argument is still evaluated where it makes the query an
+			// aggregate or sets the number of rows: pg_typeof(sum(x))
+			// over a table is one row, pg_typeof(generate_series(1,3))
+			// three.
+			n.Node = &pg_query.Node_CaseExpr{CaseExpr: &pg_query.CaseExpr{
+				Args: []*pg_query.Node{{Node: &pg_query.Node_CaseWhen{CaseWhen: &pg_query.CaseWhen{
+					Expr:   &pg_query.Node{Node: &pg_query.Node_NullTest{NullTest: &pg_query.NullTest{Arg: arg, Nulltesttype: pg_query.NullTestType_IS_NULL, Location: -1}}},
+					Result: pg_query.MakeAConstStrNode(name, -1), Location: -1}}}},
+				Defresult: pg_query.MakeAConstStrNode(name, -1), Location: -1}}
+		} else {
+			n.Node = pg_query.MakeAConstStrNode(name, fc.Location).Node
+		}
 		_ = castTo(n, typ{OIDText, -1})
 		return typ{OIDRegType, -1}, nil
 	}

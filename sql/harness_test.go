@@ -431,7 +431,8 @@ func sameType(pg, duck uint32) bool {
 	if pg == duck {
 		return true
 	}
-	// numeric text: exact division results (numdiv.go) travel as VARCHAR;
-	// the translator's inferred type (checked separately) says numeric.
-	return duck == OIDText && (pg == OIDVarchar || pg == OIDBpchar || pg == OIDNumeric)
+	// numeric text: exact division results (numdiv.go) travel as VARCHAR,
+	// as does a regtype (pg_typeof); the translator's inferred type
+	// (checked separately) says numeric or regtype.
+	return duck == OIDText && (pg == OIDVarchar || pg == OIDBpchar || pg == OIDNumeric || pg == OIDRegType)
 }
