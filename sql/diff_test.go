@@ -39,6 +39,12 @@ var diffCases = []diffCase{
 	// a set-returning function the number of rows.
 	{name: "pg_typeof_agg", q: "SELECT pg_typeof(sum(i)) AS a, pg_typeof(avg(i)) AS b, pg_typeof(sum(f)) AS c, pg_typeof(count(*)) AS d FROM nums"},
 	{name: "pg_typeof_srf", q: "SELECT pg_typeof(generate_series(1, 3)) AS a"},
+	// text -> boolean is boolin: blanks, case, prefixes, on/off, 1/0.
+	{name: "text_to_bool", q: "SELECT x, x::boolean AS b FROM (VALUES (' true '), ('on'), ('OFF'), ('Ye'), ('0'), ('f'), (E'\\tno\\n'), (NULL)) v(x)", unordered: true},
+	{name: "text_to_bool_bad", q: "SELECT x::boolean FROM (VALUES ('maybe')) v(x)"},
+	{name: "text_to_bool_o", q: "SELECT x::boolean FROM (VALUES ('o')) v(x)"},
+	// char(n) passed to a text function loses its padding.
+	{name: "bpchar_as_text", q: "SELECT id, lower(c) AS a, length(lower(c)) AS b, c || 'x' AS d, upper(c) || '|' AS e, length(c) AS f, replace(c, 'a', 'z') AS g FROM chars ORDER BY id"},
 	// Types as PostgreSQL's parse analysis gives them (package resolve).
 	{name: "string_agg_bytea", q: `SELECT string_agg(v, ',') AS a, string_agg(v, NULL ORDER BY v) AS b FROM (VALUES ('\xff'::bytea), ('\xaa'), (NULL)) t(v)`},
 	{name: "array_types", q: "SELECT ARRAY[1, 2] AS a, ARRAY['x', 'y'] AS b, ARRAY[[1], [2]] AS c, ARRAY[1::bigint, 2] AS d"},

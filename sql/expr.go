@@ -257,6 +257,10 @@ func (tr *translator) typeCast(n *pg_query.Node, tc *pg_query.TypeCast, sc *scop
 		return unknownTyp, err
 	} else if (oid == OIDText || oid == OIDVarchar) && isRawType(at) && tr.numericText(tc.Arg, sc) {
 		// numeric read as text -> text: the text itself (rawnum.go).
+	} else if oid == OIDBool && isStringType(at.oid) {
+		// text -> boolean: PostgreSQL's boolin (DuckDB refuses ' true ', 'on').
+		rewriteCall(n, "__bsdb_text_bool", tc.Arg)
+		return t, nil
 	} else if at.oid == OIDBpchar && (oid == OIDText || oid == OIDVarchar) {
 		// bpchar -> text drops the padding (rtrim1 in PostgreSQL).
 		rtrimBlanks(tc.Arg)

@@ -236,6 +236,11 @@ func (tr *translator) resolveCall(fc *pg_query.FuncCall, schema, name string, ar
 		if err := tr.typeUnknownOperand(a, &t, call.Args[i]); err != nil {
 			return unknownTyp, err
 		}
+		if t.oid == OIDBpchar && (call.Args[i] == OIDText || call.Args[i] == OIDVarchar) {
+			// char(n) passed as text loses its padding (PostgreSQL's
+			// implicit cast rtrim1): lower(c), c || 'x', length(c::text).
+			rtrimBlanks(a)
+		}
 	}
 	if call.Proc == nil {
 		return typ{call.Ret, -1}, nil // typename(x): a cast

@@ -68,6 +68,11 @@ var fixtures = []fixture{
 		"(5, 0, 0, 0, 0, 0, '', 'z', '2024-03-01', false)",
 		"(6, 100, 5, -4, 99.99, 2.75, 'apple pie', 'x', '2024-01-16', true)",
 	}},
+	// char(n) values are stored padded, as the server's INSERT pads them.
+	{name: "chars", cols: []ColumnInfo{
+		{Name: "id", TypeOID: OIDInt4, TypeMod: -1},
+		{Name: "c", TypeOID: OIDBpchar, TypeMod: 5 + 4},
+	}, rows: []string{"(1, 'ab   ')", "(2, 'a b  ')", "(3, NULL)"}},
 	{name: "tags", cols: []ColumnInfo{
 		{Name: "id", TypeOID: OIDInt4, TypeMod: -1},
 		{Name: "tag", TypeOID: OIDText, TypeMod: -1},

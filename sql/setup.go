@@ -37,6 +37,13 @@ func Setup() []string {
 			"WHEN 'ARRAY' THEN list_transform(list_filter(CAST(json_extract(CAST(j AS JSON), '$[*]') AS JSON[]), " +
 			"lambda e: json_type(e) = 'VARCHAR'), lambda e: json_extract_string(e, '$')) " +
 			"WHEN 'VARCHAR' THEN [json_extract_string(CAST(j AS JSON), '$')] ELSE CAST([] AS VARCHAR[]) END END",
+		// text -> boolean as PostgreSQL's boolin reads it (expr.go): blanks
+		// around the value, any case, a prefix of true/false/yes/no, on,
+		// of(f), 1, 0; anything else is 22P02 (MapError reads the SQLSTATE).
+		"CREATE OR REPLACE TEMP MACRO __bsdb_text_bool(x) AS CASE WHEN x IS NULL THEN NULL " +
+			"WHEN list_contains(['t','tr','tru','true','y','ye','yes','on','1'], lower(trim(x, ' ' || chr(9) || chr(10) || chr(11) || chr(12) || chr(13)))) THEN true " +
+			"WHEN list_contains(['f','fa','fal','fals','false','n','no','of','off','0'], lower(trim(x, ' ' || chr(9) || chr(10) || chr(11) || chr(12) || chr(13)))) THEN false " +
+			"ELSE error('SQLSTATE 22P02: invalid input syntax for type boolean: \"' || x || '\"') END",
 		"CREATE OR REPLACE TEMP MACRO __bsdb_div(a, b) AS CASE WHEN b = 0 THEN error('division by zero') ELSE a / b END",
 		"CREATE OR REPLACE TEMP MACRO __bsdb_mod(a, b) AS CASE WHEN b = 0 THEN error('division by zero') ELSE a % b END",
 		// Integer division and modulo (expr.go): the type's smallest value
