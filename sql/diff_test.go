@@ -39,6 +39,10 @@ var diffCases = []diffCase{
 	// a set-returning function the number of rows.
 	{name: "pg_typeof_agg", q: "SELECT pg_typeof(sum(i)) AS a, pg_typeof(avg(i)) AS b, pg_typeof(sum(f)) AS c, pg_typeof(count(*)) AS d FROM nums"},
 	{name: "pg_typeof_srf", q: "SELECT pg_typeof(generate_series(1, 3)) AS a"},
+	// Integer shifts as C computes them: wrap around, count modulo the width.
+	{name: "int_shifts", q: "SELECT (-1::int2 << 15) AS a, 1::int2 << 16 AS b, 4294967295::int8 << 31 AS c, 3::int8 << 62 AS d, " +
+		"1::int8 << 64 AS e, 1 << 33 AS f, -1 << 31 AS g, (-8)::int8 >> 1 AS h, (-1)::int8 >> 70 AS i, 1 >> 33 AS j, (-1)::int2 >> 20 AS k, i << 3 AS l, s >> 1 AS m FROM nums ORDER BY id"},
+	{name: "int_shift_type", q: "SELECT (-1::int2 << 15) - 1::int2 AS a"},
 	// text -> boolean is boolin: blanks, case, prefixes, on/off, 1/0.
 	{name: "text_to_bool", q: "SELECT x, x::boolean AS b FROM (VALUES (' true '), ('on'), ('OFF'), ('Ye'), ('0'), ('f'), (E'\\tno\\n'), (NULL)) v(x)", unordered: true},
 	{name: "text_to_bool_bad", q: "SELECT x::boolean FROM (VALUES ('maybe')) v(x)"},

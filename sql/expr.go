@@ -503,6 +503,20 @@ func (tr *translator) aExpr(n *pg_query.Node, e *pg_query.A_Expr, sc *scope, wan
 			}
 		}
 		return res, nil
+	case (op == "<<" || op == ">>") && (resolved.oid == OIDInt2 || resolved.oid == OIDInt4 || resolved.oid == OIDInt8):
+		// C's shifts, as PostgreSQL's int*shl/int*shr compute them: an
+		// int2 is shifted as an int4, then truncated.
+		bits, cm := map[uint32]int{OIDInt2: 16, OIDInt4: 32, OIDInt8: 64}[resolved.oid], 31
+		if resolved.oid == OIDInt8 {
+			cm = 63
+		}
+		if op == "<<" {
+			rewriteCall(n, "__bsdb_shl", e.Lexpr, e.Rexpr, pg_query.MakeAConstIntNode(int64(bits), -1), pg_query.MakeAConstIntNode(int64(cm), -1))
+		} else {
+			rewriteCall(n, "__bsdb_shr", e.Lexpr, e.Rexpr, pg_query.MakeAConstIntNode(int64(cm), -1))
+		}
+		_ = castTo(n, resolved)
+		return resolved, nil
 	case op == "||":
 		if resolved.known() && (ElemOID(resolved.oid) != 0 || resolved.oid == OIDBytea || resolved.oid == OIDJSONB) {
 			return resolved, nil // array || element, array || array, bytea, jsonb

@@ -44,6 +44,14 @@ func Setup() []string {
 			"WHEN list_contains(['t','tr','tru','true','y','ye','yes','on','1'], lower(trim(x, ' ' || chr(9) || chr(10) || chr(11) || chr(12) || chr(13)))) THEN true " +
 			"WHEN list_contains(['f','fa','fal','fals','false','n','no','of','off','0'], lower(trim(x, ' ' || chr(9) || chr(10) || chr(11) || chr(12) || chr(13)))) THEN false " +
 			"ELSE error('SQLSTATE 22P02: invalid input syntax for type boolean: \"' || x || '\"') END",
+		// Integer shifts (expr.go) as PostgreSQL's int2/4/8shl and shr do
+		// in C: the count taken modulo the width (cm: 31 or 63), a left
+		// shift wrapping in two's complement at bits (DuckDB refuses a
+		// negative operand and an overflow).
+		"CREATE OR REPLACE TEMP MACRO __bsdb_wrap(r, bits) AS CASE WHEN r >= (CAST(1 AS HUGEINT) << (bits - 1)) THEN r - (CAST(1 AS HUGEINT) << bits) ELSE r END",
+		"CREATE OR REPLACE TEMP MACRO __bsdb_shl(a, b, bits, cm) AS __bsdb_wrap(((CAST(a AS HUGEINT) & ((CAST(1 AS HUGEINT) << bits) - 1)) " +
+			"<< CAST(b & cm AS INTEGER)) & ((CAST(1 AS HUGEINT) << bits) - 1), bits)",
+		"CREATE OR REPLACE TEMP MACRO __bsdb_shr(a, b, cm) AS a >> CAST(b & cm AS INTEGER)",
 		"CREATE OR REPLACE TEMP MACRO __bsdb_div(a, b) AS CASE WHEN b = 0 THEN error('division by zero') ELSE a / b END",
 		"CREATE OR REPLACE TEMP MACRO __bsdb_mod(a, b) AS CASE WHEN b = 0 THEN error('division by zero') ELSE a % b END",
 		// Integer division and modulo (expr.go): the type's smallest value
