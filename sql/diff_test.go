@@ -43,6 +43,14 @@ var diffCases = []diffCase{
 	{name: "int_shifts", q: "SELECT (-1::int2 << 15) AS a, 1::int2 << 16 AS b, 4294967295::int8 << 31 AS c, 3::int8 << 62 AS d, " +
 		"1::int8 << 64 AS e, 1 << 33 AS f, -1 << 31 AS g, (-8)::int8 >> 1 AS h, (-1)::int8 >> 70 AS i, 1 >> 33 AS j, (-1)::int2 >> 20 AS k, i << 3 AS l, s >> 1 AS m FROM nums ORDER BY id"},
 	{name: "int_shift_type", q: "SELECT (-1::int2 << 15) - 1::int2 AS a"},
+	// gcd and lcm of integers check their type's range.
+	{name: "int_gcd_lcm", q: "SELECT gcd(i, 12) AS a, lcm(i, 12) AS b, gcd(b, 6) AS c, lcm(s, 4::int2) AS d, pg_typeof(gcd(s, s)) AS e FROM nums WHERE id <> 3 ORDER BY id"},
+	{name: "int4_gcd_min", q: "SELECT gcd((-2147483648)::int4, 0::int4)"},
+	{name: "int4_gcd_min2", q: "SELECT gcd((-2147483648)::int4, (-2147483648)::int4)"},
+	{name: "int4_lcm_over", q: "SELECT lcm(2147483647::int4, 2147483646::int4)"},
+	{name: "int8_gcd_min", q: "SELECT gcd((-9223372036854775808)::int8, 0::int8)"},
+	{name: "int8_lcm_over", q: "SELECT lcm(9223372036854775807::int8, 9223372036854775806::int8)"},
+	{name: "int8_lcm_min", q: "SELECT lcm((-9223372036854775808)::int8, 1::int8)"},
 	// text -> boolean is boolin: blanks, case, prefixes, on/off, 1/0.
 	{name: "text_to_bool", q: "SELECT x, x::boolean AS b FROM (VALUES (' true '), ('on'), ('OFF'), ('Ye'), ('0'), ('f'), (E'\\tno\\n'), (NULL)) v(x)", unordered: true},
 	{name: "text_to_bool_bad", q: "SELECT x::boolean FROM (VALUES ('maybe')) v(x)"},

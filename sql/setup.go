@@ -52,6 +52,8 @@ func Setup() []string {
 		"CREATE OR REPLACE TEMP MACRO __bsdb_shl(a, b, bits, cm) AS __bsdb_wrap(((CAST(a AS HUGEINT) & ((CAST(1 AS HUGEINT) << bits) - 1)) " +
 			"<< CAST(b & cm AS INTEGER)) & ((CAST(1 AS HUGEINT) << bits) - 1), bits)",
 		"CREATE OR REPLACE TEMP MACRO __bsdb_shr(a, b, cm) AS a >> CAST(b & cm AS INTEGER)",
+		// r within an integer type whose smallest value is lo (funcs.go).
+		"CREATE OR REPLACE TEMP MACRO __bsdb_irange(r, lo, m) AS CASE WHEN r < lo OR r > -(CAST(lo AS HUGEINT) + 1) THEN error(m) ELSE r END",
 		"CREATE OR REPLACE TEMP MACRO __bsdb_div(a, b) AS CASE WHEN b = 0 THEN error('division by zero') ELSE a / b END",
 		"CREATE OR REPLACE TEMP MACRO __bsdb_mod(a, b) AS CASE WHEN b = 0 THEN error('division by zero') ELSE a % b END",
 		// Integer division and modulo (expr.go): the type's smallest value
