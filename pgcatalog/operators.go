@@ -187,3 +187,43 @@ func operatorDescriptions() [][]any {
 	}
 	return rows
 }
+
+// OperatorOfFunc says whether every built-in function named name
+// implements a built-in operator (is its oprcode), all of one operator
+// name and kind: then a call f(a, b) means a op b (booleq(x, y) is x = y,
+// int4pl(x, y) is x + y), and the operator's resolution finds the same
+// function for the same argument types. prefix is true for a prefix
+// operator (f(a) is op a).
+func OperatorOfFunc(name string) (op string, prefix, ok bool) {
+	opersOfFuncsOnce.Do(func() {
+		loadOperators()
+		byCode := map[uint32]*Operator{}
+		for _, o := range operList {
+			byCode[o.Code] = o
+		}
+		opersOfFuncs = map[string]*Operator{}
+		conflict := map[string]bool{}
+		for _, f := range Funcs() {
+			o := byCode[f.OID]
+			prev, seen := opersOfFuncs[f.Name]
+			switch {
+			case conflict[f.Name]:
+			case o == nil || seen && (prev.Name != o.Name || prev.Kind != o.Kind):
+				conflict[f.Name] = true
+				delete(opersOfFuncs, f.Name)
+			default:
+				opersOfFuncs[f.Name] = o
+			}
+		}
+	})
+	o, ok := opersOfFuncs[name]
+	if !ok {
+		return "", false, false
+	}
+	return o.Name, o.Kind == 'l', true
+}
+
+var (
+	opersOfFuncsOnce sync.Once
+	opersOfFuncs     map[string]*Operator
+)

@@ -51,6 +51,11 @@ var diffCases = []diffCase{
 	{name: "int8_gcd_min", q: "SELECT gcd((-9223372036854775808)::int8, 0::int8)"},
 	{name: "int8_lcm_over", q: "SELECT lcm(9223372036854775807::int8, 9223372036854775806::int8)"},
 	{name: "int8_lcm_min", q: "SELECT lcm((-9223372036854775808)::int8, 1::int8)"},
+	// A function that implements an operator is that operator.
+	{name: "oprcode_funcs", q: "SELECT booleq(true, false) AS a, boolne(true, false) AS b, int4pl(1, 2) AS c, textcat('a', 'b') AS d, float8div(1, 4) AS e, " +
+		"numeric_add(1.5, 2) AS f, int4um(5) AS g, texticlike('ABC', 'a%') AS h, date_pli('2020-01-01', 3) AS i, int4eq(1, 1) AS j"},
+	{name: "oprcode_funcs_cols", q: "SELECT id, booleq(ok, true) AS a, int4mi(i, 1) AS b, float8div(i, 4) AS c, textcat(t, g) AS d FROM nums ORDER BY id"},
+	{name: "oprcode_overflow", q: "SELECT int4pl(2147483647, 1)"},
 	// text -> boolean is boolin: blanks, case, prefixes, on/off, 1/0.
 	{name: "text_to_bool", q: "SELECT x, x::boolean AS b FROM (VALUES (' true '), ('on'), ('OFF'), ('Ye'), ('0'), ('f'), (E'\\tno\\n'), (NULL)) v(x)", unordered: true},
 	{name: "text_to_bool_bad", q: "SELECT x::boolean FROM (VALUES ('maybe')) v(x)"},

@@ -96,6 +96,34 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 	if schema == "pg_catalog" && fc.Funcformat != pg_query.CoercionForm_COERCE_SQL_SYNTAX {
 		fc.Funcname = fc.Funcname[len(fc.Funcname)-1:]
 	}
+	if op, prefix, ok := pgcatalog.OperatorOfFunc(name); ok && (schema == "" || schema == "pg_catalog") &&
+		fc.Over == nil && !fc.AggStar && !fc.AggDistinct && fc.AggFilter == nil && len(fc.AggOrder) == 0 &&
+		!fc.FuncVariadic && countNamed(fc) == 0 && (prefix && len(fc.Args) == 1 || !prefix && len(fc.Args) == 2) {
+		// A function that implements an operator (booleq, int4pl,
+		// textcat): the operator, which resolves to the same function.
+		if fs := pgcatalog.FuncsByName(name); len(fs) == 1 {
+			// One function of the name: its argument types, as the call
+			// would resolve (date_pli('2020-01-01', 3) is date + int4,
+			// float8div(1, 4) is 1::float8 / 4::float8). (An argument
+			// PostgreSQL would not coerce implicitly is cast here too.)
+			for i, a := range fc.Args {
+				if i < len(fs[0].ArgTypes) {
+					if ty := pgcatalog.TypeByOID(fs[0].ArgTypes[i]); ty != nil && !strings.HasPrefix(ty.Name, "any") && ty.Name != "internal" {
+						fc.Args[i] = &pg_query.Node{Node: &pg_query.Node_TypeCast{TypeCast: &pg_query.TypeCast{Arg: a,
+							TypeName: &pg_query.TypeName{Names: []*pg_query.Node{pg_query.MakeStrNode("pg_catalog"), pg_query.MakeStrNode(ty.Name)}, Typemod: -1, Location: -1}, Location: -1}}}
+					}
+				}
+			}
+		}
+		e := &pg_query.A_Expr{Kind: pg_query.A_Expr_Kind_AEXPR_OP, Name: []*pg_query.Node{pg_query.MakeStrNode(op)}, Location: fc.Location}
+		if prefix {
+			e.Rexpr = fc.Args[0]
+		} else {
+			e.Lexpr, e.Rexpr = fc.Args[0], fc.Args[1]
+		}
+		n.Node = &pg_query.Node_AExpr{AExpr: e}
+		return tr.expr(n, sc, unknownTyp)
+	}
 	if name == "list_contains" && len(fc.Args) == 2 && fc.AggOrder == nil && fc.Over == nil {
 		// x = ANY(a) arrives here (syscat.go rewrites it to list_contains):
 		// the array is typed from x, as PostgreSQL does.
