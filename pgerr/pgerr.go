@@ -76,6 +76,7 @@ const (
 	CannotCoerce                 = "42846"
 	GroupingError                = "42803"
 	InvalidColumnReference       = "42P10"
+	InvalidRecursion             = "42P19"
 	UndefinedDatabase            = "3D000"
 	InvalidSchemaName            = "3F000"
 	InvalidCatalogName           = "3D000"

@@ -10,6 +10,9 @@ import (
 )
 
 func (tr *translator) withClause(w *pg_query.WithClause, sc *scope) error {
+	if err := checkRecursiveWith(w); err != nil {
+		return err
+	}
 	sc.ctes = map[string]*relInfo{}
 	for _, c := range w.Ctes {
 		cte := c.GetCommonTableExpr()
