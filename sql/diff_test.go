@@ -74,6 +74,8 @@ var diffCases = []diffCase{
 	{name: "rec_twice", q: "WITH RECURSIVE foo(i) AS (values (1) UNION ALL (SELECT i+1 FROM foo WHERE i < 10 UNION ALL SELECT i+1 FROM foo WHERE i < 5)) SELECT * FROM foo"},
 	{name: "rec_except", q: "WITH RECURSIVE foo(i) AS (values (1) UNION ALL (SELECT i+1 FROM foo WHERE i < 10 EXCEPT SELECT i+1 FROM foo WHERE i < 5)) SELECT * FROM foo"},
 	{name: "rec_ok", q: "WITH RECURSIVE t(n) AS (VALUES (1) UNION ALL SELECT n+1 FROM t WHERE n < 5), u AS (SELECT * FROM t) SELECT sum(n) AS s FROM u"},
+	// concat and concat_ws print their arguments with output functions.
+	{name: "concat_output", q: "SELECT id, concat(i, ok, n, d, t) AS a, concat_ws('#', ok, NULL, b) AS b FROM nums ORDER BY id"},
 	// text -> boolean is boolin: blanks, case, prefixes, on/off, 1/0.
 	{name: "text_to_bool", q: "SELECT x, x::boolean AS b FROM (VALUES (' true '), ('on'), ('OFF'), ('Ye'), ('0'), ('f'), (E'\\tno\\n'), (NULL)) v(x)", unordered: true},
 	{name: "text_to_bool_bad", q: "SELECT x::boolean FROM (VALUES ('maybe')) v(x)"},

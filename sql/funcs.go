@@ -316,10 +316,14 @@ func countNamed(fc *pg_query.FuncCall) int {
 // own result types.
 func (tr *translator) funcCallRest(n *pg_query.Node, fc *pg_query.FuncCall, sc *scope, name string, argTypes []typ, srfsBefore int) (typ, error) {
 	if name == "concat" || name == "concat_ws" {
-		// Arguments as text by their output functions.
+		// Arguments as text by their output functions (a boolean is t or
+		// f, a float8 as float8out prints it).
 		for i, a := range fc.Args {
-			if isRawType(argTypes[i]) {
-				tr.numericText(a, sc)
+			if isRawType(argTypes[i]) && tr.numericText(a, sc) {
+				continue
+			}
+			if !fc.FuncVariadic && argTypes[i].known() && ElemOID(argTypes[i].oid) == 0 {
+				outputText(a, argTypes[i])
 			}
 		}
 	}
