@@ -76,6 +76,14 @@ var diffCases = []diffCase{
 	{name: "rec_ok", q: "WITH RECURSIVE t(n) AS (VALUES (1) UNION ALL SELECT n+1 FROM t WHERE n < 5), u AS (SELECT * FROM t) SELECT sum(n) AS s FROM u"},
 	// concat and concat_ws print their arguments with output functions.
 	{name: "concat_output", q: "SELECT id, concat(i, ok, n, d, t) AS a, concat_ws('#', ok, NULL, b) AS b FROM nums ORDER BY id"},
+	// A subquery's column count, as transformSubLink checks it.
+	{name: "sublink_two_cols", q: "SELECT (SELECT 1, 2)"},
+	{name: "sublink_array_two_cols", q: "SELECT ARRAY(SELECT id, i FROM nums)"},
+	{name: "sublink_in_two_cols", q: "SELECT id FROM nums WHERE id IN (SELECT id, i FROM nums)"},
+	{name: "sublink_row_in_one_col", q: "SELECT id FROM nums WHERE (id, i) IN (SELECT id FROM nums)"},
+	{name: "sublink_row_in_ok", q: "SELECT id FROM nums WHERE (id, i) IN (SELECT id, i FROM nums WHERE id < 3) ORDER BY id"},
+	{name: "sublink_star_ok", q: "SELECT (SELECT * FROM (SELECT 1) s) AS x, id IN (SELECT * FROM (SELECT id FROM tags) s2) AS y FROM nums WHERE id = 1"},
+	{name: "sublink_star_two_cols", q: "SELECT id IN (SELECT * FROM tags) FROM nums"},
 	// text -> boolean is boolin: blanks, case, prefixes, on/off, 1/0.
 	{name: "text_to_bool", q: "SELECT x, x::boolean AS b FROM (VALUES (' true '), ('on'), ('OFF'), ('Ye'), ('0'), ('f'), (E'\\tno\\n'), (NULL)) v(x)", unordered: true},
 	{name: "text_to_bool_bad", q: "SELECT x::boolean FROM (VALUES ('maybe')) v(x)"},

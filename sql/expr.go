@@ -1081,6 +1081,25 @@ func (tr *translator) subLink(sl *pg_query.SubLink, sc *scope) (typ, error) {
 		tr.haveRaw = true
 	}
 	switch sl.SubLinkType {
+	case pg_query.SubLinkType_EXPR_SUBLINK, pg_query.SubLinkType_ARRAY_SUBLINK:
+		if len(cols) > 1 {
+			// transformSubLink: a scalar or ARRAY() subquery has one column.
+			return unknownTyp, pgerr.New(pgerr.SyntaxError, "subquery must return only one column").WithPosition(int(sl.Location) + 1)
+		}
+	case pg_query.SubLinkType_ANY_SUBLINK, pg_query.SubLinkType_ALL_SUBLINK:
+		left := 1
+		if r := sl.Testexpr.GetRowExpr(); r != nil {
+			left = len(r.Args)
+		}
+		switch {
+		case cols == nil:
+		case len(cols) > left:
+			return unknownTyp, pgerr.New(pgerr.SyntaxError, "subquery has too many columns").WithPosition(int(sl.Location) + 1)
+		case len(cols) < left:
+			return unknownTyp, pgerr.New(pgerr.SyntaxError, "subquery has too few columns").WithPosition(int(sl.Location) + 1)
+		}
+	}
+	switch sl.SubLinkType {
 	case pg_query.SubLinkType_EXPR_SUBLINK:
 		if len(cols) == 1 {
 			return cols[0].t, nil
