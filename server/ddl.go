@@ -34,6 +34,10 @@ func (s *session) planCreateTable(ctx context.Context, st *bsql.Statement) (plan
 	if err := s.ddlAllowed("CREATE TABLE"); err != nil {
 		return nil, err
 	}
+	serial := false
+	for _, cd := range ct.Columns {
+		serial = serial || cd.Serial || cd.Identity != ""
+	}
 	sch := &schema.Schema{}
 	for _, cd := range ct.Columns {
 		col, err := pgtypes.ColumnType(cd.TypeOID, cd.TypeMod)
@@ -42,7 +46,7 @@ func (s *session) planCreateTable(ctx context.Context, st *bsql.Statement) (plan
 		}
 		col.Name = cd.Name
 		col.NotNull = cd.NotNull || cd.PrimaryKey
-		col.Default = cd.Default
+		col.Default, col.Identity = cd.Default, cd.Identity
 		if sch.Index(cd.Name) >= 0 {
 			return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", cd.Name)
 		}
@@ -66,6 +70,33 @@ func (s *session) planCreateTable(ctx context.Context, st *bsql.Statement) (plan
 		// CREATE on the schema, before looking at what exists there.
 		if err := s.requireSchema(ctx, a, id.Schema, acl.Create); err != nil {
 			return pgerr.WithPositionIfNone(err, loc)
+		}
+		if serial {
+			// The columns' sequences first (sequence.go), as PostgreSQL
+			// creates them, unless the table exists.
+			if exists, err := s.relationExists(ctx, id); err != nil {
+				return err
+			} else if exists {
+				if ct.IfNotExists {
+					return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.DuplicateTable, Message: fmt.Sprintf("relation \"%s\" already exists, skipping", ct.Name)})
+				}
+				return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", ct.Name)
+			}
+			made, err := s.serialSequences(ctx, id, ct)
+			if err != nil {
+				return err
+			}
+			for i, cd := range ct.Columns {
+				sch.Columns[i].Default = cd.Default
+			}
+			created, err := s.eng.CreateTable(ctx, id, sch, false, catalog.OwnedBy(s.currentRole))
+			s.b.sec.forget(tableKey(id))
+			if err != nil || !created {
+				for _, sq := range made {
+					_ = s.b.seqs().Drop(context.WithoutCancel(ctx), sq)
+				}
+			}
+			return err
 		}
 		created, err := s.eng.CreateTable(ctx, id, sch, ct.IfNotExists, catalog.OwnedBy(s.currentRole))
 		if err != nil {
@@ -126,6 +157,9 @@ func (s *session) planDropTable(ctx context.Context, st *bsql.Statement) (plan, 
 			if err == nil {
 				err = s.eng.DropTable(ctx, id)
 				s.b.sec.forget(tableKey(id))
+				if err == nil {
+					err = s.dropOwnedSequences(ctx, id) // sequence.go
+				}
 			}
 			if err != nil {
 				if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.UndefinedTable {
