@@ -17,8 +17,8 @@ import (
 
 	"github.com/bsdb/bsdb-pg/acl"
 	"github.com/bsdb/bsdb-pg/pgerr"
-	bsql "github.com/bsdb/bsdb-pg/sql"
 	"github.com/bsdb/bsdb-pg/seq"
+	bsql "github.com/bsdb/bsdb-pg/sql"
 	"github.com/bsdb/bsdb-pg/storage/catalog"
 )
 
@@ -131,7 +131,9 @@ func parseQualifiedName(text string) ([]string, error) {
 	}
 }
 
-func isSpaceByte(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' }
+func isSpaceByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
 
 // truncateIdent cuts a name to NAMEDATALEN-1 bytes on a UTF-8 boundary.
 func truncateIdent(s string) string {
