@@ -16,6 +16,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/bsdb/bsdb-pg/acl"
+	"github.com/bsdb/bsdb-pg/pgcatalog"
 	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/seq"
 	bsql "github.com/bsdb/bsdb-pg/sql"
@@ -999,4 +1000,83 @@ func (s *session) fillSequences(ctx context.Context, rec arrow.RecordBatch, info
 	out := array.NewRecordBatch(rec.Schema(), arrs, int64(n))
 	rec.Release()
 	return out, nil
+}
+
+// fnSerialSequence is pg_get_serial_sequence(table, column): the
+// sequence owned by the column (serial or identity), schema-qualified, or
+// NULL.
+func fnSerialSequence(ctx context.Context, s *session, args []driver.Value) (any, error) {
+	if args[0] == nil || args[1] == nil {
+		return nil, nil
+	}
+	tname, _ := args[0].(string)
+	col, _ := args[1].(string)
+	parts, err := parseQualifiedName(tname)
+	if err != nil {
+		return nil, err
+	}
+	var sc, name string
+	switch len(parts) {
+	case 1:
+		name = parts[0]
+	case 2:
+		sc, name = parts[0], parts[1]
+	default:
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s", tname)
+	}
+	t, err := s.accessTable(ctx, sc, name, acl.None)
+	if err != nil {
+		return nil, err
+	}
+	if t.Schema.Index(col) < 0 {
+		return nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", col, name)
+	}
+	recs, err := s.eng.Catalog().ListSequences(ctx, s.db)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		if r.OwnedBy == t.ID && r.OwnedByColumn == col {
+			return quoteIdentIfNeeded(r.ID.Schema) + "." + quoteIdentIfNeeded(r.ID.Name), nil
+		}
+	}
+	return nil, nil
+}
+
+// snapshotSequences adds the database's sequences to a catalog snapshot
+// (pg_class, pg_sequence, pg_sequences, information_schema.sequences,
+// pg_depend of owned sequences).
+func (s *session) snapshotSequences(ctx context.Context, snap *pgcatalog.Snapshot, rs *roleSnap) error {
+	recs, err := s.eng.Catalog().ListSequences(ctx, s.db)
+	if err != nil {
+		return err
+	}
+	tables := map[catalog.TableID]*pgcatalog.Table{}
+	for i := range snap.Tables {
+		t := &snap.Tables[i]
+		tables[catalog.TableID{Database: s.db, Schema: t.Schema, Name: t.Name}] = t
+	}
+	m := s.b.seqs()
+	for _, r := range recs {
+		q := pgcatalog.Sequence{OID: r.OID, Schema: r.ID.Schema, Name: r.ID.Name, Owner: r.Owner, ACL: r.ACL.Format(rs.name),
+			TypeOID: r.TypeOID, Start: r.Start, Increment: r.Increment, Min: r.Min, Max: r.Max, Cache: r.Cache, Cycle: r.Cycle,
+			Identity: r.Identity}
+		last, called := r.LastValue, r.IsCalled
+		if sq, err := m.Lookup(ctx, r.ID); err == nil && sq != nil && sq.Info().OID == r.OID {
+			st := sq.State()
+			last, called = st.LastValue, st.IsCalled
+		}
+		if called {
+			q.LastValue = &last
+		}
+		if t := tables[r.OwnedBy]; t != nil && r.OwnedBy.Name != "" {
+			for i, c := range t.Columns {
+				if c.Name == r.OwnedByColumn {
+					q.OwnedBy, q.OwnedByCol = t.OID, i+1
+				}
+			}
+		}
+		snap.Sequences = append(snap.Sequences, q)
+	}
+	return nil
 }

@@ -93,6 +93,7 @@ func registerSessionFuncs(ctx context.Context, db *sql.DB, conn *sql.Conn) error
 				&sessionFunc{in: []duckdb.TypeInfo{vc, bi, bo}, out: bi, fn: fnSetval}, &sessionFunc{in: []duckdb.TypeInfo{bi, bi, bo}, out: bi, fn: fnSetval},
 			}},
 			{"lastval", []duckdb.ScalarFunc{&sessionFunc{out: bi, fn: fnLastval}}},
+			{"pg_get_serial_sequence", []duckdb.ScalarFunc{&sessionFunc{in: []duckdb.TypeInfo{vc, vc}, out: vc, fn: fnSerialSequence}}},
 		} {
 			if err := duckdb.RegisterScalarUDFSet(conn, bsql.SessionFuncPrefix+f.name, f.fns...); err != nil {
 				sh.err = fmt.Errorf("register %s: %w", f.name, err)

@@ -370,7 +370,11 @@ func buildInsertSource(ti *TableInfo, targets []int, srcSQL string, srcRaw []boo
 		if c.TypeOID == OIDName {
 			expr = fmt.Sprintf("__bsdb_name(%s)", expr) // PostgreSQL's text -> name cuts it
 		}
-		if c.NotNull {
+		_, seqDefault := SequenceOfDefault(c.Default)
+		if _, ok := pos[i]; !ok && seqDefault {
+			// nextval is never NULL, and the check's macro would call it
+			// twice.
+		} else if c.NotNull {
 			expr = fmt.Sprintf("__bsdb_check_not_null(%s, %s)", expr, quoteLiteral(fmt.Sprintf("null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, ti.Name)))
 		}
 		b.WriteString(expr)

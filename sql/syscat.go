@@ -136,7 +136,7 @@ var SessionFunctions = map[string]bool{
 	"has_schema_privilege": true, "has_database_privilege": true, "has_column_privilege": true,
 	"has_any_column_privilege": true, "pg_has_role": true,
 	// Sequences (server/sequence.go): the session's currval and lastval.
-	"nextval": true, "currval": true, "setval": true, "lastval": true,
+	"nextval": true, "currval": true, "setval": true, "lastval": true, "pg_get_serial_sequence": true,
 }
 
 // seqFuncs take a sequence (regclass) first: a string literal reaches the
