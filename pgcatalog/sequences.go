@@ -58,6 +58,9 @@ func init() {
 		func(s *Snapshot, _ *Facts) [][]any {
 			var rows [][]any
 			for _, q := range s.Sequences {
+				if q.Identity {
+					continue // not listed by PostgreSQL either
+				}
 				prec := int32(64)
 				switch q.TypeOID {
 				case 21:
