@@ -19,7 +19,10 @@
 // is (last_value, is_called, log_cnt): log_cnt values past last_value are
 // already covered by the durable record. When a call needs more than
 // log_cnt values, the record is first advanced (CAS, durable before
-// anything is returned) to cover the call plus SEQ_LOG_VALS (32) more;
+// anything is returned) to cover the call plus SEQ_LOG_VALS (32) more (up
+// to MaxLogAhead more while the log-aheads come within a second of each
+// other: a catalog write costs milliseconds, a WAL record in PostgreSQL
+// microseconds);
 // a bulk call (an INSERT of many rows, a COPY batch) reserves its whole
 // count at once, so a serial key costs one catalog write per batch, not a
 // round trip per row. After a crash the process restarts from the record
@@ -50,6 +53,7 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/storage/catalog"
@@ -96,7 +100,20 @@ type Seq struct {
 	called  bool
 	logCnt  int64
 	dropped bool
+	// ahead is how many values a log-ahead covers beyond the call's own:
+	// LogVals, doubled (up to MaxLogAhead) while log-aheads follow each
+	// other within burstWindow, so that a stream of single-row INSERTs
+	// pays one catalog write per many rows, not per 32.
+	ahead   int64
+	lastLog time.Time
 }
+
+// MaxLogAhead bounds the adaptive log-ahead: at most this many values are
+// lost to a crash (PostgreSQL: SEQ_LOG_VALS).
+const MaxLogAhead = 4096
+
+// burstWindow: log-aheads closer than this grow the next one.
+const burstWindow = time.Second
 
 // Lookup returns the sequence id, or nil when there is none.
 func (m *Manager) Lookup(ctx context.Context, id catalog.TableID) (*Seq, error) {
@@ -315,7 +332,7 @@ func (s *Seq) nextLocked(ctx context.Context, out []int64, want int) ([]int64, e
 		}
 		logit := false
 		if log < fetch || !s.called {
-			fetch += LogVals
+			fetch += s.logAhead()
 			log = fetch
 			logit = true
 		}
@@ -374,6 +391,20 @@ func (s *Seq) nextLocked(ctx context.Context, out []int64, want int) ([]int64, e
 		s.last, s.called, s.logCnt = last, true, log
 		return append(out, vals...), nil
 	}
+}
+
+// logAhead is the number of values the next log-ahead covers beyond the
+// call's own. REQUIRES: s.mu held.
+func (s *Seq) logAhead() int64 {
+	now := time.Now()
+	switch {
+	case s.ahead == 0 || now.Sub(s.lastLog) > burstWindow:
+		s.ahead = LogVals
+	case s.ahead < MaxLogAhead:
+		s.ahead *= 2
+	}
+	s.lastLog = now
+	return s.ahead
 }
 
 // SetVal is setval(v, isCalled): durable at once.

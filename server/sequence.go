@@ -335,15 +335,10 @@ func fnSetval(ctx context.Context, s *session, args []driver.Value) (any, error)
 // seqNextN takes n values of the sequence named by text for an integer
 // column of type colOID (insert.go, copy.go), as n calls of nextval.
 func (s *session) seqNextN(ctx context.Context, text string, n int, colOID uint32) ([]any, error) {
-	sq, err := s.sequenceByName(ctx, text)
+	vals, err := s.seqNextInts(ctx, text, n)
 	if err != nil {
 		return nil, err
 	}
-	vals, err := sq.Next(ctx, n)
-	if err != nil {
-		return nil, err
-	}
-	s.noteSeqValue(sq, vals[len(vals)-1])
 	out := make([]any, len(vals))
 	for i, v := range vals {
 		switch colOID {
@@ -362,6 +357,20 @@ func (s *session) seqNextN(ctx context.Context, text string, n int, colOID uint3
 		}
 	}
 	return out, nil
+}
+
+// seqNextInts takes n values of the sequence named by text.
+func (s *session) seqNextInts(ctx context.Context, text string, n int) ([]int64, error) {
+	sq, err := s.sequenceByName(ctx, text)
+	if err != nil {
+		return nil, err
+	}
+	vals, err := sq.Next(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	s.noteSeqValue(sq, vals[len(vals)-1])
+	return vals, nil
 }
 
 // seqOptions reads the DefElems of CREATE/ALTER SEQUENCE (and of an
@@ -950,7 +959,7 @@ func (s *session) fillSequences(ctx context.Context, rec arrow.RecordBatch, info
 		}
 	}()
 	for c, name := range cols {
-		vals, err := s.seqNextN(ctx, name, n, bsql.OIDInt8)
+		vals, err := s.seqNextInts(ctx, name, n)
 		if err != nil {
 			rec.Release()
 			return nil, err
@@ -960,8 +969,7 @@ func (s *session) fillSequences(ctx context.Context, rec arrow.RecordBatch, info
 		case bsql.OIDInt2:
 			b := array.NewInt16Builder(memory.DefaultAllocator)
 			b.Reserve(n)
-			for _, v := range vals {
-				x := v.(int64)
+			for _, x := range vals {
 				if x < math.MinInt16 || x > math.MaxInt16 {
 					b.Release()
 					rec.Release()
@@ -974,8 +982,7 @@ func (s *session) fillSequences(ctx context.Context, rec arrow.RecordBatch, info
 		case bsql.OIDInt4:
 			b := array.NewInt32Builder(memory.DefaultAllocator)
 			b.Reserve(n)
-			for _, v := range vals {
-				x := v.(int64)
+			for _, x := range vals {
 				if x < math.MinInt32 || x > math.MaxInt32 {
 					b.Release()
 					rec.Release()
@@ -988,9 +995,7 @@ func (s *session) fillSequences(ctx context.Context, rec arrow.RecordBatch, info
 		default:
 			b := array.NewInt64Builder(memory.DefaultAllocator)
 			b.Reserve(n)
-			for _, v := range vals {
-				b.UnsafeAppend(v.(int64))
-			}
+			b.AppendValues(vals, nil)
 			a = b.NewArray()
 			b.Release()
 		}
