@@ -178,6 +178,9 @@ func (s *session) planTyped(ctx context.Context, st *bsql.Statement, params []an
 		return s.planExplain(ctx, st, params)
 	case bsql.KindDiscard:
 		return tagOnly(st.Tag, func(ctx context.Context) error {
+			if st.Tag == "DISCARD ALL" || st.Tag == "DISCARD SEQUENCES" {
+				s.discardSequences() // sequence.go
+			}
 			if st.Tag == "DISCARD ALL" {
 				if s.inBlock() {
 					return pgerr.New(pgerr.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")

@@ -117,8 +117,11 @@ func (b *binder) openTable(schemaName, name string, want acl.Mode) (info *bsql.T
 		want = acl.None
 	}
 	if t, err = b.s.accessTable(b.ctx, schemaName, name, want); err != nil {
-		if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.UndefinedTable && want != acl.Insert {
+		if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.UndefinedTable {
 			if info, ok, _ := b.s.sequenceRelation(b.ctx, schemaName, name); ok {
+				if want == acl.Insert {
+					return nil, nil, pgerr.New("42809", "cannot change sequence \"%s\"", name)
+				}
 				return info, nil, nil // a sequence's one row (sequence.go)
 			}
 		}

@@ -479,7 +479,15 @@ func (s *session) planSequence(ctx context.Context, st *bsql.Statement) (p plan,
 		}
 		return tagOnly("ALTER SEQUENCE", func(ctx context.Context) error { return s.alterSequence(ctx, n.AlterSeqStmt) }), true, nil
 	case *pg_query.Node_RenameStmt:
-		if n.RenameStmt.RenameType != pg_query.ObjectType_OBJECT_SEQUENCE {
+		rs := n.RenameStmt
+		switch {
+		case rs.RenameType == pg_query.ObjectType_OBJECT_SEQUENCE:
+		case rs.RenameType == pg_query.ObjectType_OBJECT_TABLE && rs.Relation != nil:
+			// ALTER TABLE ... RENAME TO of a sequence (PostgreSQL allows it).
+			if sq, err := s.findSequence(ctx, rs.Relation.Schemaname, rs.Relation.Relname, false); err != nil || sq == nil {
+				return nil, false, nil
+			}
+		default:
 			return nil, false, nil
 		}
 		if err := s.ddlAllowed("ALTER SEQUENCE"); err != nil {
@@ -1082,6 +1090,43 @@ func (s *session) snapshotSequences(ctx context.Context, snap *pgcatalog.Snapsho
 			}
 		}
 		snap.Sequences = append(snap.Sequences, q)
+	}
+	return nil
+}
+
+// discardSequences is DISCARD SEQUENCES (and DISCARD ALL): currval and
+// lastval are undefined again.
+func (s *session) discardSequences() {
+	s.sq.mu.Lock()
+	defer s.sq.mu.Unlock()
+	s.sq.curr, s.sq.last, s.sq.lastVal = nil, nil, 0
+}
+
+// schemaSequences lists the sequences of a schema of the session's
+// database (DROP SCHEMA).
+func (s *session) schemaSequences(ctx context.Context, schemaName string) ([]catalog.Sequence, error) {
+	recs, err := s.eng.Catalog().ListSequences(ctx, s.db)
+	if err != nil {
+		return nil, err
+	}
+	var out []catalog.Sequence
+	for _, r := range recs {
+		if r.ID.Schema == schemaName {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// dropSequenceRecords drops sequences by their records (DROP SCHEMA ...
+// CASCADE, DROP DATABASE).
+func (s *session) dropSequenceRecords(ctx context.Context, recs []catalog.Sequence) error {
+	m := s.b.seqs()
+	for _, r := range recs {
+		m.Forget(r.ID)
+		if err := s.eng.Catalog().DropSequence(ctx, r.ID); err != nil && !errors.Is(err, catalog.ErrNotFound) {
+			return err
+		}
 	}
 	return nil
 }

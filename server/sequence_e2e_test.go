@@ -262,3 +262,58 @@ func TestSerialCopyAndRestart(t *testing.T) {
 		t.Fatalf("%d rows", len(ids))
 	}
 }
+
+// TestSequenceNamespaces: DISCARD SEQUENCES forgets currval and lastval;
+// a table cannot take a sequence's name; ALTER TABLE ... RENAME renames a
+// sequence; DROP SCHEMA lists a sequence as a dependent and CASCADE drops
+// it; a database dropped and created again has none of its sequences.
+func TestSequenceNamespaces(t *testing.T) {
+	ts := startServer(t, "")
+	c := ts.conn(t)
+	ctx := context.Background()
+	mustExec(t, c, "CREATE SEQUENCE ns")
+	mustExec(t, c, "SELECT nextval('ns')")
+	mustExec(t, c, "DISCARD SEQUENCES")
+	for q, want := range map[string]string{
+		"SELECT currval('ns')":      `ERROR 55000: currval of sequence "ns" is not yet defined in this session |  | `,
+		"SELECT lastval()":          "ERROR 55000: lastval is not yet defined in this session |  | ",
+		"CREATE TABLE ns (a int)":   `ERROR 42P07: relation "ns" already exists |  | `,
+		"DROP TABLE ns":             `ERROR 42809: "ns" is not a table |  | Use DROP SEQUENCE to remove a sequence.`,
+		"INSERT INTO ns VALUES (1)": `ERROR 42809: cannot change sequence "ns" |  | `,
+	} {
+		if got := scriptResult(ctx, c, q); got != want {
+			t.Errorf("%s: %s, want %s", q, got, want)
+		}
+	}
+	mustExec(t, c, "ALTER TABLE ns RENAME TO ns2")
+	if got := queryStrings(t, c, "SELECT nextval('ns2')"); got[0] != "2" {
+		t.Fatalf("after rename: %v", got)
+	}
+	mustExec(t, c, "CREATE SCHEMA sc")
+	mustExec(t, c, "CREATE SEQUENCE sc.q")
+	if got := scriptResult(ctx, c, "DROP SCHEMA sc"); got != "ERROR 2BP01: cannot drop schema sc because other objects depend on it | sequence sc.q depends on schema sc | Use DROP ... CASCADE to drop the dependent objects too." {
+		t.Errorf("DROP SCHEMA: %s", got)
+	}
+	mustExec(t, c, "DROP SCHEMA sc CASCADE")
+	mustExec(t, c, "CREATE SCHEMA sc")
+	if got := scriptResult(ctx, c, "SELECT nextval('sc.q')"); got != `ERROR 42P01: relation "sc.q" does not exist |  | ` {
+		t.Errorf("after DROP SCHEMA CASCADE: %s", got)
+	}
+	mustExec(t, c, "CREATE DATABASE d2")
+	c2, err := pgx.Connect(ctx, strings.Replace(ts.url(), "/postgres?", "/d2?", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, c2, "CREATE TABLE t (id serial)")
+	c2.Close(ctx)
+	mustExec(t, c, "DROP DATABASE d2")
+	mustExec(t, c, "CREATE DATABASE d2")
+	c3, err := pgx.Connect(ctx, strings.Replace(ts.url(), "/postgres?", "/d2?", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c3.Close(ctx)
+	if got := queryStrings(t, c3, "SELECT count(*) FROM pg_sequences"); got[0] != "0" {
+		t.Fatalf("a re-created database has %s sequences", got[0])
+	}
+}
