@@ -108,8 +108,19 @@ func columnsRows(s *Snapshot, _ *Facts) [][]any {
 			it := infoSchemaType(c.TypeOID, c.TypeMod)
 			_, _, _, _, coll, udt := typeFacts(c.TypeOID)
 			var def any
-			if c.Default != "" {
+			if c.Default != "" && c.Identity == "" {
 				def = DefaultExpr(c)
+			}
+			isIdentity, idGen, idStart, idIncr, idMax, idMin, idCycle := "NO", any(nil), any(nil), any(nil), any(nil), any(nil), "NO"
+			if q := identitySequence(s, t, i+1); q != nil && c.Identity != "" {
+				isIdentity, idGen = "YES", "BY DEFAULT"
+				if c.Identity == "a" {
+					idGen = "ALWAYS"
+				}
+				idStart, idIncr, idMax, idMin = fmt.Sprint(q.Start), fmt.Sprint(q.Increment), fmt.Sprint(q.Max), fmt.Sprint(q.Min)
+				if q.Cycle {
+					idCycle = "YES"
+				}
 			}
 			nullable := "YES"
 			if c.NotNull {
@@ -120,8 +131,8 @@ func columnsRows(s *Snapshot, _ *Facts) [][]any {
 			rows = append(rows, []any{s.Database, t.Schema, t.Name, c.Name, int32(i + 1), def, nullable, it.dataType,
 				it.charMax, it.charOctet, it.numPrec, it.numRadix, it.numScl, it.dtPrec, it.intervalType, it.intervalPre,
 				nil, nil, nil, nil, nil, collName, nil, nil, nil,
-				s.Database, "pg_catalog", udt, nil, nil, nil, nil, fmt.Sprint(i + 1), "NO", "NO",
-				nil, nil, nil, nil, nil, "NO", "NEVER", nil, "YES"})
+				s.Database, "pg_catalog", udt, nil, nil, nil, nil, fmt.Sprint(i + 1), "NO", isIdentity,
+				idGen, idStart, idIncr, idMax, idMin, idCycle, "NEVER", nil, "YES"})
 		}
 	}
 	return rows

@@ -29,6 +29,7 @@ type Snapshot struct {
 	Databases  []string
 	Schemas    []string // schemas of the current database (user schemas)
 	Tables     []Table
+	Sequences  []Sequence // sequences.go
 	Sessions   []Session
 	Settings   []Setting // the session's configuration parameters (pg_settings)
 	// Roles are the stored roles (pg_authid without the predefined roles,
@@ -98,6 +99,9 @@ type Column struct {
 	TypeMod int32
 	NotNull bool
 	Default string // PostgreSQL expression text, "" = none
+	// Identity is attidentity: "a" (GENERATED ALWAYS), "d" (BY DEFAULT)
+	// or "" (Default is then not shown: the sequence is the identity's).
+	Identity string
 }
 
 // Session is one row of pg_stat_activity.

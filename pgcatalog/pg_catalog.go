@@ -266,6 +266,7 @@ func classRows(s *Snapshot, _ *Facts) [][]any {
 			rows = append(rows, row(PKIndexOID(t.OID), t.Name+"_pkey", ns, tableOwner(t), OIDBtreeAM, "i", len(t.PrimaryKey), false, nil))
 		}
 	}
+	rows = append(rows, sequenceClassRows(s, row)...)
 	for i, k := range sortedKeys() {
 		r := registry[k]
 		if r.schema == "bsdb_internal" {
@@ -286,7 +287,7 @@ func attributeRows(s *Snapshot, _ *Facts) [][]any {
 				ndims = 1
 			}
 			rows = append(rows, []any{int64(t.OID), c.Name, int64(c.TypeOID), int32(-1), int16(length), int16(i + 1),
-				ndims, int32(-1), c.TypeMod, byval, align, storage, "", c.NotNull, c.Default != "", false, "", "",
+				ndims, int32(-1), c.TypeMod, byval, align, storage, "", c.NotNull, c.Default != "" && c.Identity == "", false, c.Identity, "",
 				false, true, int32(0), coll, nil, nil, nil})
 		}
 		for i, k := range t.PrimaryKey {
@@ -311,7 +312,7 @@ func attrdefRows(s *Snapshot, _ *Facts) [][]any {
 	var rows [][]any
 	for _, t := range sortedTables(s.Tables) {
 		for i, c := range t.Columns {
-			if c.Default != "" {
+			if c.Default != "" && c.Identity == "" {
 				rows = append(rows, []any{attrdefOID(t.OID, i+1), int64(t.OID), int16(i + 1), DefaultExpr(c)})
 			}
 		}
@@ -442,6 +443,12 @@ func visibleRows(s *Snapshot, _ *Facts) [][]any {
 					seen[t.Name+"_pkey"] = true
 					rows = append(rows, []any{int64(PKIndexOID(t.OID))})
 				}
+			}
+		}
+		for _, q := range s.Sequences {
+			if q.Schema == sc && !seen[q.Name] {
+				seen[q.Name] = true
+				rows = append(rows, []any{int64(q.OID)})
 			}
 		}
 	}

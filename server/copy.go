@@ -239,7 +239,16 @@ func (s *session) copyFrom(ctx context.Context, spec *copySpec, w pgwire.ResultW
 	}
 	cs := &copySink{s: s, t: t, direct: s.tx == nil, threshold: s.b.copyDirectBytes()}
 	dec := newCopyDecoder(t.Schema, t.T.ArrowSchema(), info, pos, defaults, spec.opts.Format == pgtypes.CopyBinary, &s.set.types)
-	n, err := decodeCopy(ctx, rd, dec, func(rec arrow.RecordBatch) error { return cs.add(ctx, rec) })
+	seqCols := copySequences(info, pos)
+	n, err := decodeCopy(ctx, rd, dec, func(rec arrow.RecordBatch) error {
+		if len(seqCols) > 0 {
+			var err error
+			if rec, err = s.fillSequences(ctx, rec, info, seqCols); err != nil {
+				return err
+			}
+		}
+		return cs.add(ctx, rec)
+	})
 	if err != nil {
 		dec.release()
 		cs.abort()
@@ -441,6 +450,11 @@ func (s *session) columnDefaults(ctx context.Context, info *bsql.TableInfo, pos 
 	}
 	for i, c := range info.Columns {
 		if listed[i] || c.Default == "" {
+			continue
+		}
+		if _, ok := bsql.SequenceOfDefault(c.Default); ok && isIntegerOID(c.TypeOID) {
+			// A placeholder that copySequences replaces batch by batch.
+			out[i] = int64(0)
 			continue
 		}
 		v, err := s.evalDefault(ctx, c)

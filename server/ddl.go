@@ -34,6 +34,10 @@ func (s *session) planCreateTable(ctx context.Context, st *bsql.Statement) (plan
 	if err := s.ddlAllowed("CREATE TABLE"); err != nil {
 		return nil, err
 	}
+	serial := false
+	for _, cd := range ct.Columns {
+		serial = serial || cd.Serial || cd.Identity != ""
+	}
 	sch := &schema.Schema{}
 	for _, cd := range ct.Columns {
 		col, err := pgtypes.ColumnType(cd.TypeOID, cd.TypeMod)
@@ -42,7 +46,7 @@ func (s *session) planCreateTable(ctx context.Context, st *bsql.Statement) (plan
 		}
 		col.Name = cd.Name
 		col.NotNull = cd.NotNull || cd.PrimaryKey
-		col.Default = cd.Default
+		col.Default, col.Identity = cd.Default, cd.Identity
 		if sch.Index(cd.Name) >= 0 {
 			return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", cd.Name)
 		}
@@ -66,6 +70,42 @@ func (s *session) planCreateTable(ctx context.Context, st *bsql.Statement) (plan
 		// CREATE on the schema, before looking at what exists there.
 		if err := s.requireSchema(ctx, a, id.Schema, acl.Create); err != nil {
 			return pgerr.WithPositionIfNone(err, loc)
+		}
+		if sq, err := s.b.seqs().Lookup(ctx, id); err != nil {
+			return err
+		} else if sq != nil {
+			// A sequence has the name (sequence.go): relations share it.
+			if ct.IfNotExists {
+				return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.DuplicateTable, Message: fmt.Sprintf("relation \"%s\" already exists, skipping", ct.Name)})
+			}
+			return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", ct.Name)
+		}
+		if serial {
+			// The columns' sequences first (sequence.go), as PostgreSQL
+			// creates them, unless the table exists.
+			if exists, err := s.relationExists(ctx, id); err != nil {
+				return err
+			} else if exists {
+				if ct.IfNotExists {
+					return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.DuplicateTable, Message: fmt.Sprintf("relation \"%s\" already exists, skipping", ct.Name)})
+				}
+				return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", ct.Name)
+			}
+			made, err := s.serialSequences(ctx, id, ct)
+			if err != nil {
+				return err
+			}
+			for i, cd := range ct.Columns {
+				sch.Columns[i].Default = cd.Default
+			}
+			created, err := s.eng.CreateTable(ctx, id, sch, false, catalog.OwnedBy(s.currentRole))
+			s.b.sec.forget(tableKey(id))
+			if err != nil || !created {
+				for _, sq := range made {
+					_ = s.b.seqs().Drop(context.WithoutCancel(ctx), sq)
+				}
+			}
+			return err
 		}
 		created, err := s.eng.CreateTable(ctx, id, sch, ct.IfNotExists, catalog.OwnedBy(s.currentRole))
 		if err != nil {
@@ -126,9 +166,15 @@ func (s *session) planDropTable(ctx context.Context, st *bsql.Statement) (plan, 
 			if err == nil {
 				err = s.eng.DropTable(ctx, id)
 				s.b.sec.forget(tableKey(id))
+				if err == nil {
+					err = s.dropOwnedSequences(ctx, id) // sequence.go
+				}
 			}
 			if err != nil {
 				if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.UndefinedTable {
+					if sq, _ := s.findSequence(ctx, sc, name, false); sq != nil {
+						return pgerr.New("42809", "\"%s\" is not a table", name).WithHint("Use DROP SEQUENCE to remove a sequence.")
+					}
 					if ds.MissingOk {
 						s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.SuccessfulCompletion, Message: fmt.Sprintf("table \"%s\" does not exist, skipping", name)})
 						continue
@@ -240,10 +286,17 @@ func (s *session) planNamespace(ctx context.Context, st *bsql.Statement) (plan, 
 						inSchema = append(inSchema, e)
 					}
 				}
-				if len(inSchema) > 0 && !cascade {
+				seqs, err := s.schemaSequences(ctx, name) // sequence.go
+				if err != nil {
+					return err
+				}
+				if (len(inSchema) > 0 || len(seqs) > 0) && !cascade {
 					deps := make([]string, len(inSchema))
 					for i, e := range inSchema {
 						deps[i] = fmt.Sprintf("table %s.%s depends on schema %s", e.ID.Schema, e.ID.Name, name)
+					}
+					for _, q := range seqs {
+						deps = append(deps, fmt.Sprintf("sequence %s.%s depends on schema %s", q.ID.Schema, q.ID.Name, name))
 					}
 					return pgerr.New("2BP01", "cannot drop schema %s because other objects depend on it", name).
 						WithDetail("%s", strings.Join(deps, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
@@ -253,6 +306,9 @@ func (s *session) planNamespace(ctx context.Context, st *bsql.Statement) (plan, 
 						return err
 					}
 					s.b.sec.forget(tableKey(e.ID))
+				}
+				if err := s.dropSequenceRecords(ctx, seqs); err != nil {
+					return err
 				}
 				err = cat.DropSchema(ctx, s.db, name, cascade)
 				s.b.sec.forget(schemaKey(s.db, name))
@@ -346,6 +402,11 @@ func (s *session) planNamespace(ctx context.Context, st *bsql.Statement) (plan, 
 				if err := s.eng.DropTable(ctx, e.ID); err != nil {
 					return err
 				}
+			}
+			if seqs, err := cat.ListSequences(ctx, dd.Dbname); err != nil {
+				return err
+			} else if err := s.dropSequenceRecords(ctx, seqs); err != nil {
+				return err
 			}
 			err = cat.DropDatabase(ctx, dd.Dbname)
 			if errors.Is(err, catalog.ErrNotFound) {

@@ -28,6 +28,10 @@ type insertPlan struct {
 	ret     *selectPlan // RETURNING, or nil
 	retCols []resultCol
 	cache   *insertCache // the statement's cached translation, or nil
+	// seqVals: the sequence values of the Direct rows' nextval defaults,
+	// taken for all rows at once (seqValues); seqVals[c] per column.
+	seqVals [][]any
+	seqNext []int
 }
 
 func (s *session) planInsert(ctx context.Context, st *bsql.Statement, canon []any, formats []int16) (plan, error) {
@@ -209,6 +213,9 @@ func (p *insertPlan) execute(ctx context.Context, maxRows int, w pgwire.ResultWr
 // the table's schema.
 func (p *insertPlan) buildBatches(ctx context.Context) ([]arrow.RecordBatch, int64, error) {
 	if p.ins.Direct != nil {
+		if err := p.seqValues(ctx); err != nil {
+			return nil, 0, err
+		}
 		return p.directBatches()
 	}
 	p.s.detachStream(ctx)
@@ -343,6 +350,10 @@ func (p *insertPlan) directRow(r int, row []any, clock *directClock) error {
 			}
 			v = bsql.ClockValue(dv.Clock, dv.Prec, clock.txStart, clock.stmtStart, &p.s.set.types)
 		}
+		if dv.Seq != "" {
+			v = p.seqVals[i][p.seqNext[i]]
+			p.seqNext[i]++
+		}
 		if dv.Param > 0 {
 			v = nil
 			if dv.Param <= len(p.canon) {
@@ -386,4 +397,35 @@ func insertTag(n int64) string {
 		return "INSERT 0 1"
 	}
 	return "INSERT 0 " + strconv.FormatInt(n, 10)
+}
+
+// seqValues takes the values of the nextval defaults of the Direct rows:
+// one call per column for all its rows (sequence.go), never a round trip
+// per row.
+func (p *insertPlan) seqValues(ctx context.Context) error {
+	p.seqVals, p.seqNext = nil, nil
+	rows := p.ins.Direct
+	if len(rows) == 0 {
+		return nil
+	}
+	for c := range rows[0] {
+		n, name := 0, ""
+		for _, r := range rows {
+			if r[c].Seq != "" {
+				n, name = n+1, r[c].Seq
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		if p.seqVals == nil {
+			p.seqVals, p.seqNext = make([][]any, len(rows[0])), make([]int, len(rows[0]))
+		}
+		vals, err := p.s.seqNextN(ctx, name, n, p.info.Columns[c].TypeOID)
+		if err != nil {
+			return err
+		}
+		p.seqVals[c] = vals
+	}
+	return nil
 }

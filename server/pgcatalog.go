@@ -162,9 +162,12 @@ func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, err
 			pt.Restricted, pt.Privileges = true, a.holds(acl.Table, e.Owner, e.ACL)
 		}
 		for _, c := range tableInfo(t).Columns {
-			pt.Columns = append(pt.Columns, pgcatalog.Column{Name: c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod, NotNull: c.NotNull, Default: c.Default})
+			pt.Columns = append(pt.Columns, pgcatalog.Column{Name: c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod, NotNull: c.NotNull, Default: c.Default, Identity: c.Identity})
 		}
 		snap.Tables = append(snap.Tables, pt)
+	}
+	if err := s.snapshotSequences(ctx, snap, rs); err != nil {
+		return nil, err
 	}
 	for _, g := range gucs {
 		v, _, err := s.set.get(g.name)

@@ -178,6 +178,9 @@ func (s *session) planTyped(ctx context.Context, st *bsql.Statement, params []an
 		return s.planExplain(ctx, st, params)
 	case bsql.KindDiscard:
 		return tagOnly(st.Tag, func(ctx context.Context) error {
+			if st.Tag == "DISCARD ALL" || st.Tag == "DISCARD SEQUENCES" {
+				s.discardSequences() // sequence.go
+			}
 			if st.Tag == "DISCARD ALL" {
 				if s.inBlock() {
 					return pgerr.New(pgerr.ActiveSQLTransaction, "DISCARD ALL cannot run inside a transaction block")
@@ -198,6 +201,9 @@ func (s *session) planTyped(ctx context.Context, st *bsql.Statement, params []an
 		return s.planSecurity(st)
 	case bsql.KindUpdate, bsql.KindDelete, bsql.KindSavepoint:
 		return nil, errUnsupported(st.Tag)
+	}
+	if p, ok, err := s.planSequence(ctx, st); ok {
+		return p, err
 	}
 	if p, ok, err := s.planCursor(ctx, st, params, formats); ok {
 		return p, err

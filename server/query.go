@@ -117,6 +117,14 @@ func (b *binder) openTable(schemaName, name string, want acl.Mode) (info *bsql.T
 		want = acl.None
 	}
 	if t, err = b.s.accessTable(b.ctx, schemaName, name, want); err != nil {
+		if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.UndefinedTable {
+			if info, ok, _ := b.s.sequenceRelation(b.ctx, schemaName, name); ok {
+				if want == acl.Insert {
+					return nil, nil, pgerr.New("42809", "cannot change sequence \"%s\"", name)
+				}
+				return info, nil, nil // a sequence's one row (sequence.go)
+			}
+		}
 		return nil, nil, err
 	}
 	return tableInfo(t), t, nil
@@ -155,7 +163,7 @@ func describeTable(t *planner.Table) *bsql.TableInfo {
 		if err != nil {
 			oid, mod = pgtypes.OIDText, -1
 		}
-		info.Columns = append(info.Columns, bsql.ColumnInfo{Name: c.Name, TypeOID: oid, TypeMod: mod, NotNull: c.NotNull, Default: c.Default})
+		info.Columns = append(info.Columns, bsql.ColumnInfo{Name: c.Name, TypeOID: oid, TypeMod: mod, NotNull: c.NotNull, Default: c.Default, Identity: c.Identity})
 	}
 	// Shared by every statement: an append must copy, never write into
 	// spare capacity.

@@ -16,6 +16,7 @@ import (
 	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/pgwire"
 	"github.com/bsdb/bsdb-pg/planner"
+	"github.com/bsdb/bsdb-pg/seq"
 	bsql "github.com/bsdb/bsdb-pg/sql"
 	"github.com/bsdb/bsdb-pg/storage/catalog"
 	"github.com/bsdb/bsdb-pg/wal"
@@ -36,6 +37,9 @@ type Backend struct {
 	mu    sync.Mutex
 	// nextTxid counts the transaction ids txid_current hands out.
 	nextTxid atomic.Int64
+	// seqM: the sequences (sequence.go), made on first use.
+	seqOnce sync.Once
+	seqM    *seq.Manager
 	// stmtHits counts queries run from a session's statement cache.
 	stmtHits atomic.Int64
 	// testQueryHook, set by this package's tests only, sees every Query
@@ -178,6 +182,8 @@ type session struct {
 	multi bool
 	// fx: state of the session functions (sessionfuncs.go).
 	fx sessionFuncState
+	// sq: currval, lastval and sequence name lookups (sequence.go).
+	sq seqSession
 	// stmts: the DuckDB prepared statements of recent queries (stmtcache.go).
 	stmts stmtCache
 	// stream: the streaming DuckDB result open on conn, if any

@@ -85,6 +85,15 @@ func registerSessionFuncs(ctx context.Context, db *sql.DB, conn *sql.Conn) error
 			{"current_schema", []duckdb.ScalarFunc{&sessionFunc{out: vc, fn: fnCurrentSchema}}},
 			{"current_query", []duckdb.ScalarFunc{&sessionFunc{out: vc, fn: fnCurrentQuery}}},
 			{"current_schemas", []duckdb.ScalarFunc{&sessionFunc{in: []duckdb.TypeInfo{bo}, out: li, fn: fnCurrentSchemas}}},
+			// Sequences (sequence.go): by name or by OID.
+			{"nextval", []duckdb.ScalarFunc{&sessionFunc{in: []duckdb.TypeInfo{vc}, out: bi, fn: fnNextval}, &sessionFunc{in: []duckdb.TypeInfo{bi}, out: bi, fn: fnNextval}}},
+			{"currval", []duckdb.ScalarFunc{&sessionFunc{in: []duckdb.TypeInfo{vc}, out: bi, fn: fnCurrval}, &sessionFunc{in: []duckdb.TypeInfo{bi}, out: bi, fn: fnCurrval}}},
+			{"setval", []duckdb.ScalarFunc{
+				&sessionFunc{in: []duckdb.TypeInfo{vc, bi}, out: bi, fn: fnSetval}, &sessionFunc{in: []duckdb.TypeInfo{bi, bi}, out: bi, fn: fnSetval},
+				&sessionFunc{in: []duckdb.TypeInfo{vc, bi, bo}, out: bi, fn: fnSetval}, &sessionFunc{in: []duckdb.TypeInfo{bi, bi, bo}, out: bi, fn: fnSetval},
+			}},
+			{"lastval", []duckdb.ScalarFunc{&sessionFunc{out: bi, fn: fnLastval}}},
+			{"pg_get_serial_sequence", []duckdb.ScalarFunc{&sessionFunc{in: []duckdb.TypeInfo{vc, vc}, out: vc, fn: fnSerialSequence}}},
 		} {
 			if err := duckdb.RegisterScalarUDFSet(conn, bsql.SessionFuncPrefix+f.name, f.fns...); err != nil {
 				sh.err = fmt.Errorf("register %s: %w", f.name, err)

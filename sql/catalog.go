@@ -88,6 +88,9 @@ type ColumnInfo struct {
 	TypeMod int32
 	NotNull bool
 	Default string // SQL expression text (PostgreSQL dialect), or ""
+	// Identity is 'a' (GENERATED ALWAYS AS IDENTITY), 'd' (BY DEFAULT) or
+	// "" (Default then is nextval of the column's sequence).
+	Identity string
 }
 
 // ColumnIndex returns the position of the named column, or -1.

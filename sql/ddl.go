@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/bsdb/bsdb-pg/pgerr"
 )
@@ -25,6 +26,13 @@ type ColumnDef struct {
 	NotNull    bool   // also set for PRIMARY KEY columns
 	Default    string // PostgreSQL expression text, or ""
 	PrimaryKey bool
+	// Serial: smallserial, serial or bigserial (the planner creates the
+	// sequence and sets Default). Identity: 'a' (GENERATED ALWAYS AS
+	// IDENTITY) or 'd' (BY DEFAULT), with the sequence options of
+	// IdentityOptions (DefElems of CREATE SEQUENCE).
+	Serial          bool
+	Identity        string
+	IdentityOptions []*pg_query.Node
 }
 
 // storableTypes are the column types storage can hold (storage/schema kinds).
@@ -64,7 +72,7 @@ func TranslateCreateTable(stmt *pg_query.Node) (*CreateTable, error) {
 	for _, elt := range cs.TableElts {
 		switch e := elt.GetNode().(type) {
 		case *pg_query.Node_ColumnDef:
-			cd, err := columnDef(e.ColumnDef)
+			cd, err := columnDef(e.ColumnDef, rv.Relname)
 			if err != nil {
 				return nil, err
 			}
@@ -119,12 +127,31 @@ func unsupportedConstraint(c *pg_query.Constraint) error {
 	return pgerr.New(pgerr.FeatureNotSupported, "%s constraints are not supported", name).WithPosition(int(c.Location) + 1)
 }
 
-func columnDef(c *pg_query.ColumnDef) (ColumnDef, error) {
+func columnDef(c *pg_query.ColumnDef, table string) (ColumnDef, error) {
 	cd := ColumnDef{Name: c.Colname}
 	tname := typeNameString(c.TypeName)
-	switch tname {
-	case "serial", "serial4", "bigserial", "serial8", "smallserial", "serial2":
-		return cd, pgerr.New(pgerr.FeatureNotSupported, "type %s is not supported (no sequences)", tname).WithPosition(int(c.TypeName.Location) + 1)
+	tn := c.TypeName
+	if len(tn.Names) == 1 || len(tn.Names) == 2 && tn.Names[0].GetString_().GetSval() == "pg_catalog" {
+		if len(tn.ArrayBounds) == 0 && len(tn.Typmods) == 0 {
+			var base string
+			switch tn.Names[len(tn.Names)-1].GetString_().GetSval() {
+			case "serial", "serial4":
+				base = "int4"
+			case "bigserial", "serial8":
+				base = "int8"
+			case "smallserial", "serial2":
+				base = "int2"
+			}
+			if base != "" {
+				// transformColumnDefinition: the integer type, NOT NULL and
+				// a default of the column's own sequence.
+				cd.Serial, cd.NotNull = true, true
+				tn = &pg_query.TypeName{Names: []*pg_query.Node{pg_query.MakeStrNode("pg_catalog"), pg_query.MakeStrNode(base)}, Typemod: -1, Location: tn.Location}
+				c = proto.Clone(c).(*pg_query.ColumnDef)
+				c.TypeName = tn
+				tname = typeNameString(tn)
+			}
+		}
 	}
 	oid, mod, err := ResolveTypeName(c.TypeName)
 	if err != nil {
@@ -139,7 +166,7 @@ func columnDef(c *pg_query.ColumnDef) (ColumnDef, error) {
 		}
 	}
 	cd.TypeOID, cd.TypeMod, cd.TypeName = oid, mod, formatType(oid, mod, tname)
-	cd.NotNull = c.IsNotNull
+	cd.NotNull = cd.NotNull || c.IsNotNull
 	if c.RawDefault != nil {
 		if err := CheckExpression(c.RawDefault); err != nil {
 			return cd, err
@@ -162,8 +189,30 @@ func columnDef(c *pg_query.ColumnDef) (ColumnDef, error) {
 		case pg_query.ConstrType_CONSTR_NOTNULL:
 			cd.NotNull = true
 		case pg_query.ConstrType_CONSTR_NULL:
+			if cd.Identity != "" || cd.Serial {
+				return cd, pgerr.New(pgerr.SyntaxError, "conflicting NULL/NOT NULL declarations for column \"%s\" of table \"%s\"", cd.Name, table).WithPosition(int(k.Location) + 1)
+			}
 			cd.NotNull = false
+		case pg_query.ConstrType_CONSTR_IDENTITY:
+			if cd.Identity != "" {
+				return cd, pgerr.New(pgerr.SyntaxError, "multiple identity specifications for column \"%s\" of table \"%s\"", cd.Name, table).WithPosition(int(k.Location) + 1)
+			}
+			if cd.Serial || cd.Default != "" {
+				return cd, pgerr.New(pgerr.SyntaxError, "both default and identity specified for column \"%s\" of table \"%s\"", cd.Name, table).WithPosition(int(k.Location) + 1)
+			}
+			if oid != OIDInt2 && oid != OIDInt4 && oid != OIDInt8 {
+				return cd, pgerr.New(pgerr.InvalidParameterValue, "identity column type must be smallint, integer, or bigint")
+			}
+			cd.Identity = k.GeneratedWhen
+			cd.IdentityOptions = k.Options
+			cd.NotNull = true
 		case pg_query.ConstrType_CONSTR_DEFAULT:
+			if cd.Identity != "" {
+				return cd, pgerr.New(pgerr.SyntaxError, "both default and identity specified for column \"%s\" of table \"%s\"", cd.Name, table).WithPosition(int(k.Location) + 1)
+			}
+			if cd.Serial || cd.Default != "" {
+				return cd, pgerr.New(pgerr.SyntaxError, "multiple default values specified for column \"%s\" of table \"%s\"", cd.Name, table).WithPosition(int(k.Location) + 1)
+			}
 			if err := CheckExpression(k.RawExpr); err != nil {
 				return cd, err
 			}

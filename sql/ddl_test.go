@@ -59,11 +59,13 @@ func TestCreateTable(t *testing.T) {
 
 func TestCreateTableErrors(t *testing.T) {
 	cases := []struct{ q, code, msg string }{
-		{"CREATE TABLE t (a serial)", pgerr.FeatureNotSupported, "type serial is not supported (no sequences)"},
+		{"CREATE TABLE t (a serial DEFAULT 1)", pgerr.SyntaxError, `multiple default values specified for column "a" of table "t"`},
 		{"CREATE TABLE t (a int UNIQUE)", pgerr.FeatureNotSupported, "UNIQUE constraints are not supported"},
 		{"CREATE TABLE t (a int CHECK (a > 0))", pgerr.FeatureNotSupported, "CHECK constraints are not supported"},
 		{"CREATE TABLE t (a int REFERENCES u)", pgerr.FeatureNotSupported, "FOREIGN KEY constraints are not supported"},
-		{"CREATE TABLE t (a int GENERATED ALWAYS AS IDENTITY)", pgerr.FeatureNotSupported, "GENERATED ... AS IDENTITY constraints are not supported"},
+		{"CREATE TABLE t (a text GENERATED ALWAYS AS IDENTITY)", pgerr.InvalidParameterValue, "identity column type must be smallint, integer, or bigint"},
+		{"CREATE TABLE t (a int GENERATED ALWAYS AS IDENTITY DEFAULT 1)", pgerr.SyntaxError, `both default and identity specified for column "a" of table "t"`},
+		{"CREATE TABLE t (a int GENERATED ALWAYS AS (1) STORED)", pgerr.FeatureNotSupported, "GENERATED ALWAYS AS constraints are not supported"},
 		{"CREATE TABLE t (a int[])", pgerr.FeatureNotSupported, "column type integer[] is not supported"},
 		{"CREATE TABLE t (a nosuchtype)", pgerr.UndefinedObject, `type "nosuchtype" does not exist`},
 		{"CREATE TABLE t (a int, a text)", pgerr.DuplicateColumn, `column "a" specified more than once`},

@@ -652,7 +652,7 @@ func duplicable(n *pg_query.Node) bool {
 		case *pg_query.Node_FuncCall:
 			if len(v.FuncCall.Funcname) > 0 {
 				switch v.FuncCall.Funcname[len(v.FuncCall.Funcname)-1].GetString_().GetSval() {
-				case "random", "nextval", "setval", "gen_random_uuid", "clock_timestamp", "timeofday", "random_normal":
+				case "random", "nextval", "setval", SessionFuncPrefix + "nextval", SessionFuncPrefix + "setval", "gen_random_uuid", "clock_timestamp", "timeofday", "random_normal":
 					ok = false
 				}
 			}

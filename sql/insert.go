@@ -52,6 +52,34 @@ type DirectValue struct {
 	// value at execution (ClockValue) is the value, at precision Prec.
 	Clock ClockFunc
 	Prec  int32
+	// Seq, when set, is the text naming a sequence (nextval('t_id_seq')
+	// as a column default, into an integer column): the value is the
+	// sequence's next one, which the planner takes for all rows at once.
+	Seq string
+}
+
+// nextvalOf reports whether n is nextval('name') or
+// nextval('name'::regclass), and the name's text.
+func nextvalOf(n *pg_query.Node) (string, bool) {
+	fc := n.GetFuncCall()
+	if fc == nil || len(fc.Args) != 1 || fc.AggStar || fc.Over != nil || fc.AggFilter != nil || len(fc.AggOrder) > 0 || fc.FuncVariadic {
+		return "", false
+	}
+	schema, name := funcName(fc)
+	if name != "nextval" || (schema != "" && schema != "pg_catalog") {
+		return "", false
+	}
+	a := fc.Args[0]
+	if tc := a.GetTypeCast(); tc != nil {
+		if regTypeName(tc.TypeName) != "regclass" {
+			return "", false
+		}
+		a = tc.Arg
+	}
+	if sv := a.GetAConst().GetSval(); sv != nil {
+		return sv.Sval, true
+	}
+	return "", false
 }
 
 // ReturningRelation is the relation name Insert.Returning reads.
@@ -77,9 +105,6 @@ func TranslateInsert(stmt *pg_query.Node, cat Catalog, declaredParams []uint32) 
 		return nil, err
 	}
 	out := &Insert{Table: ti, OnConflict: ins.OnConflictClause != nil}
-	if ins.Override != pg_query.OverridingKind_OVERRIDING_NOT_SET && ins.Override != pg_query.OverridingKind_OVERRIDING_KIND_UNDEFINED {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "OVERRIDING ... VALUE is not supported")
-	}
 	// Target columns.
 	seen := map[int]bool{}
 	for _, c := range ins.Cols {
@@ -96,6 +121,9 @@ func TranslateInsert(stmt *pg_query.Node, cat Catalog, declaredParams []uint32) 
 		}
 		seen[i] = true
 		out.Columns = append(out.Columns, i)
+	}
+	if err := identityTargets(ins, ti, out.Columns); err != nil {
+		return nil, err
 	}
 	tr := newTranslator(cat, declaredParams)
 	var srcSQL string
@@ -342,7 +370,11 @@ func buildInsertSource(ti *TableInfo, targets []int, srcSQL string, srcRaw []boo
 		if c.TypeOID == OIDName {
 			expr = fmt.Sprintf("__bsdb_name(%s)", expr) // PostgreSQL's text -> name cuts it
 		}
-		if c.NotNull {
+		_, seqDefault := SequenceOfDefault(c.Default)
+		if _, ok := pos[i]; !ok && seqDefault {
+			// nextval is never NULL, and the check's macro would call it
+			// twice.
+		} else if c.NotNull {
 			expr = fmt.Sprintf("__bsdb_check_not_null(%s, %s)", expr, quoteLiteral(fmt.Sprintf("null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, ti.Name)))
 		}
 		b.WriteString(expr)
@@ -368,6 +400,10 @@ func buildInsertSource(ti *TableInfo, targets []int, srcSQL string, srcRaw []boo
 func defaultSQL(c ColumnInfo, cat Catalog) (string, error) {
 	if c.Default == "" {
 		return "NULL", nil
+	}
+	if name, ok := SequenceOfDefault(c.Default); ok {
+		// A call per row: a scalar subquery would run once.
+		return SessionFuncPrefix + "nextval(" + quoteLiteral(name) + ")", nil
 	}
 	res, err := parseGuarded("SELECT " + c.Default)
 	if err != nil || len(res.Stmts) != 1 {
@@ -578,5 +614,103 @@ func (tr *translator) directDefault(col ColumnInfo) (DirectValue, bool) {
 	if d.GetSetToDefault() != nil || d.GetParamRef() != nil {
 		return DirectValue{}, false
 	}
+	if name, ok := nextvalOf(d); ok {
+		switch col.TypeOID {
+		case OIDInt2, OIDInt4, OIDInt8:
+			return DirectValue{Seq: name}, true
+		}
+		return DirectValue{}, false
+	}
 	return tr.directItem(d, col)
+}
+
+// identityTargets applies the rules of identity columns to the target
+// columns of an INSERT, as PostgreSQL's rewriteTargetListIU: a value for a
+// GENERATED ALWAYS column is an error (428C9) unless OVERRIDING SYSTEM
+// VALUE or every row gives DEFAULT; OVERRIDING USER VALUE turns the values
+// of every identity column into DEFAULT. targets are the explicit target
+// columns (none: the table's columns in order).
+func identityTargets(ins *pg_query.InsertStmt, ti *TableInfo, targets []int) error {
+	override := ins.Override
+	hasIdentity := false
+	for _, c := range ti.Columns {
+		hasIdentity = hasIdentity || c.Identity != ""
+	}
+	if !hasIdentity {
+		if override == pg_query.OverridingKind_OVERRIDING_USER_VALUE || override == pg_query.OverridingKind_OVERRIDING_SYSTEM_VALUE {
+			return nil // PostgreSQL ignores it
+		}
+		return nil
+	}
+	var rows [][]*pg_query.Node
+	sel := ins.SelectStmt.GetSelectStmt()
+	if sel != nil && len(sel.ValuesLists) > 0 {
+		for _, r := range sel.ValuesLists {
+			rows = append(rows, r.GetList().GetItems())
+		}
+	}
+	col := func(pos int) (ColumnInfo, bool) {
+		if len(targets) > 0 {
+			if pos < len(targets) {
+				return ti.Columns[targets[pos]], true
+			}
+			return ColumnInfo{}, false
+		}
+		if pos < len(ti.Columns) {
+			return ti.Columns[pos], true
+		}
+		return ColumnInfo{}, false
+	}
+	width := len(targets)
+	if width == 0 {
+		switch {
+		case rows != nil:
+			width = len(rows[0])
+		case sel != nil:
+			width = countTargets(sel)
+		}
+	}
+	for pos := 0; pos < width; pos++ {
+		c, ok := col(pos)
+		if !ok || c.Identity == "" {
+			continue
+		}
+		allDefault := rows != nil
+		for _, r := range rows {
+			if pos < len(r) && r[pos].GetSetToDefault() == nil {
+				allDefault = false
+			}
+		}
+		switch {
+		case allDefault:
+		case override == pg_query.OverridingKind_OVERRIDING_USER_VALUE:
+			if rows == nil {
+				return pgerr.New(pgerr.FeatureNotSupported, "OVERRIDING USER VALUE with a query source is not supported")
+			}
+			for _, r := range rows {
+				if pos < len(r) {
+					r[pos] = &pg_query.Node{Node: &pg_query.Node_SetToDefault{SetToDefault: &pg_query.SetToDefault{Location: -1}}}
+				}
+			}
+		case c.Identity == "a" && override != pg_query.OverridingKind_OVERRIDING_SYSTEM_VALUE:
+			return pgerr.New("428C9", "cannot insert a non-DEFAULT value into column \"%s\"", c.Name).
+				WithDetail("Column \"%s\" is an identity column defined as GENERATED ALWAYS.", c.Name).
+				WithHint("Use OVERRIDING SYSTEM VALUE to override.")
+		}
+	}
+	return nil
+}
+
+// SequenceOfDefault reports whether a column default is nextval of a
+// sequence named by a literal (a serial or identity column's), and the
+// name's text: COPY takes such values per batch instead of once.
+func SequenceOfDefault(def string) (string, bool) {
+	if def == "" || !strings.Contains(def, "nextval") {
+		return "", false
+	}
+	n, err := defaultExpr(ColumnInfo{Default: def})
+	if err != nil {
+		return "", false
+	}
+	return nextvalOf(n)
 }

@@ -80,6 +80,14 @@ func rewriteSystem(root *pg_query.Node) (usesMacros bool) {
 			switch {
 			case fc.Funcformat == pg_query.CoercionForm_COERCE_SQL_SYNTAX:
 			case sessionFunc(schema, name):
+				if seqFuncs[strings.ToLower(name)] && len(fc.Args) > 0 {
+					// nextval('s'::regclass), a column default's spelling:
+					// the session resolves the name itself (no catalog
+					// refresh per statement).
+					if tc := fc.Args[0].GetTypeCast(); tc != nil && regTypeName(tc.TypeName) == "regclass" && tc.Arg.GetAConst().GetSval() != nil {
+						fc.Args[0] = tc.Arg
+					}
+				}
 				fc.Funcname = []*pg_query.Node{pg_query.MakeStrNode(SessionFuncPrefix + strings.ToLower(name))}
 			case systemFunc(schema, name):
 				fc.Funcname = []*pg_query.Node{pg_query.MakeStrNode(pgcatalog.MacroPrefix + strings.ToLower(name))}
@@ -127,7 +135,13 @@ var SessionFunctions = map[string]bool{
 	"current_user": true, "session_user": true, "has_table_privilege": true,
 	"has_schema_privilege": true, "has_database_privilege": true, "has_column_privilege": true,
 	"has_any_column_privilege": true, "pg_has_role": true,
+	// Sequences (server/sequence.go): the session's currval and lastval.
+	"nextval": true, "currval": true, "setval": true, "lastval": true, "pg_get_serial_sequence": true,
 }
+
+// seqFuncs take a sequence (regclass) first: a string literal reaches the
+// session as the name, anything else as the OID.
+var seqFuncs = map[string]bool{"nextval": true, "currval": true, "setval": true}
 
 func sessionFunc(schema, name string) bool {
 	return SessionFunctions[strings.ToLower(name)] && (schema == "" || schema == "pg_catalog")

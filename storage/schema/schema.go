@@ -111,6 +111,9 @@ type Column struct {
 	Annotation string `json:"annotation,omitempty"`
 	// Default is opaque to storage: the SQL text of the column default, if any.
 	Default string `json:"default,omitempty"`
+	// Identity is opaque to storage: "a" for GENERATED ALWAYS AS IDENTITY,
+	// "d" for BY DEFAULT (Default then holds the sequence's nextval).
+	Identity string `json:"identity,omitempty"`
 }
 
 // Schema is an ordered list of columns.
