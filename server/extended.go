@@ -6,6 +6,7 @@ import (
 	"time"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
+	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/pgtypes"
@@ -102,6 +103,25 @@ func (s *session) describeStatement(ctx context.Context, p *prepared, declared [
 				return err
 			}
 			p.cols = pgColumns(rp.cols)
+		}
+	case bsql.KindUpdate, bsql.KindDelete:
+		// Not executable yet (Bind refuses them with 0A000), but described
+		// as PostgreSQL does: drivers encode their arguments by the
+		// parameter types (pgx fails "mismatched param and argument count"
+		// on none).
+		b := &binder{s: s, ctx: ctx, describeOnly: true}
+		defer b.release()
+		q, prefix, err := bsql.DescribeModify(p.st.Tree, b, declared)
+		if err != nil {
+			return err
+		}
+		p.paramOIDs = mergeParams(declared, q.ParamOIDs)
+		if hasReturning(p.st.Tree) {
+			sp := &selectPlan{s: s, q: q}
+			if err := sp.describe(ctx, nil); err != nil {
+				return err
+			}
+			p.cols = pgColumns(sp.cols[prefix:])
 		}
 	case bsql.KindShow:
 		pl, err := s.planShow(ctx, p.st, nil)
@@ -337,4 +357,15 @@ func bindParamContext(err error, portal string, i int) error {
 		e.Where = fmt.Sprintf("unnamed portal parameter $%d", i+1)
 	}
 	return &e
+}
+
+// hasReturning reports whether an UPDATE or DELETE has a RETURNING list.
+func hasReturning(tree *pg_query.Node) bool {
+	if u := tree.GetUpdateStmt(); u != nil {
+		return len(u.ReturningList) > 0
+	}
+	if d := tree.GetDeleteStmt(); d != nil {
+		return len(d.ReturningList) > 0
+	}
+	return false
 }

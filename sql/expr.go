@@ -673,14 +673,24 @@ func (tr *translator) binaryOperands(e *pg_query.A_Expr, sc *scope, want typ) (t
 		if rt, err = tr.expr(e.Rexpr, sc, want); err != nil {
 			return lt, rt, err
 		}
-		lt, err = tr.expr(e.Lexpr, sc, firstKnown(rt, want))
+		lt, err = tr.expr(e.Lexpr, sc, firstKnown(operandParamType(rt), want))
 		return lt, rt, err
 	}
 	if lt, err = tr.expr(e.Lexpr, sc, want); err != nil {
 		return lt, rt, err
 	}
-	rt, err = tr.expr(e.Rexpr, sc, firstKnown(lt, want))
+	rt, err = tr.expr(e.Rexpr, sc, firstKnown(operandParamType(lt), want))
 	return lt, rt, err
+}
+
+// operandParamType is the type an untyped $n takes opposite an operand of
+// type t: t, but text for varchar, which has no operators of its own
+// (v = $1 resolves as text = text).
+func operandParamType(t typ) typ {
+	if t.oid == OIDVarchar {
+		return typ{OIDText, -1}
+	}
+	return t
 }
 
 // concatOperands translates the operands of || where one is an untyped

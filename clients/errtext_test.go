@@ -1,0 +1,73 @@
+package clients
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// internalText matches what must never reach a client in an error: the
+// query engine's, Go's or a Go library's own words.
+var internalText = regexp.MustCompile(`(?i)sql: |does not exist!|Binder Error|Catalog Error|Parser Error|` +
+	`Conversion Error|Invalid Input Error|Not implemented Error|INTERNAL Error|duckdb|runtime error|` +
+	`goroutine \d|panic[:(]|nil pointer|index out of range`)
+
+// checkErrorTexts fails on an error whose message, detail or hint shows
+// internal text, or whose SQLSTATE is XX000 (PostgreSQL's "internal
+// error", never the answer to a client's input).
+func checkErrorTexts(t *testing.T, where string, errs []*pgconn.PgError) {
+	t.Helper()
+	for _, e := range errs {
+		all := e.Message + "\n" + e.Detail + "\n" + e.Hint
+		if m := internalText.FindString(all); m != "" {
+			t.Errorf("%s: error shows internal text %q: %s %s (detail %q, hint %q)", where, m, e.Code, e.Message, e.Detail, e.Hint)
+		}
+		if e.Code == "XX000" {
+			t.Errorf("%s: internal error XX000 sent to the client: %s", where, e.Message)
+		}
+	}
+}
+
+// errorLogLine is the server's debug log of each error it sends
+// (pgwire: "error sent"); serverErrors reads them back from its output.
+var errorLogLine = regexp.MustCompile(`msg="pgwire: error sent" .*code=(\S+) message=("(?:[^"\\]|\\.)*"|\S+)`)
+
+// checkServerErrors applies checkErrorTexts to every error the server
+// logged (it runs with BSDB_LOG_LEVEL=debug): errors that clients swallow
+// (pgcli's completion refresher, asyncpg's introspection fallbacks) are
+// seen too.
+func checkServerErrors(t *testing.T, s *server) {
+	t.Helper()
+	var errs []*pgconn.PgError
+	for _, line := range strings.Split(s.Output(), "\n") {
+		if m := errorLogLine.FindStringSubmatch(line); m != nil {
+			errs = append(errs, &pgconn.PgError{Code: m[1], Message: strings.Trim(m[2], `"`)})
+		}
+	}
+	checkErrorTexts(t, "server log", errs)
+}
+
+// TestInternalTextPattern: the pattern catches the texts the issue saw.
+func TestInternalTextPattern(t *testing.T) {
+	for _, bad := range []string{
+		"sql: expected 0 arguments, got 4",
+		`Catalog Error: Type with name regtype does not exist!`,
+		"Binder Error: No function matches the given name and argument types 'list_contains(VARCHAR, VARCHAR)'",
+		"runtime error: index out of range [3] with length 3",
+	} {
+		if !internalText.MatchString(bad) {
+			t.Errorf("not caught: %s", bad)
+		}
+	}
+	for _, ok := range []string{
+		`function list_contains(text, text) does not exist`,
+		`relation "t" does not exist`,
+		`column "sqlx" does not exist`,
+	} {
+		if internalText.MatchString(ok) {
+			t.Errorf("PostgreSQL's own text flagged: %s", ok)
+		}
+	}
+}
