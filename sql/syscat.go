@@ -127,6 +127,11 @@ var SessionFunctions = map[string]bool{
 	"current_user": true, "session_user": true, "has_table_privilege": true,
 	"has_schema_privilege": true, "has_database_privilege": true, "has_column_privilege": true,
 	"has_any_column_privilege": true, "pg_has_role": true,
+	// Advisory locks: a lock table shared by the sessions (server/advisory.go).
+	"pg_advisory_lock": true, "pg_advisory_lock_shared": true, "pg_try_advisory_lock": true,
+	"pg_try_advisory_lock_shared": true, "pg_advisory_xact_lock": true, "pg_advisory_xact_lock_shared": true,
+	"pg_try_advisory_xact_lock": true, "pg_try_advisory_xact_lock_shared": true,
+	"pg_advisory_unlock": true, "pg_advisory_unlock_shared": true, "pg_advisory_unlock_all": true,
 }
 
 func sessionFunc(schema, name string) bool {
