@@ -164,8 +164,8 @@ func mergeParams(declared, inferred []uint32) []uint32 {
 		if i < len(inferred) {
 			out[i] = inferred[i]
 		}
-		if i < len(declared) && declared[i] != 0 {
-			out[i] = declared[i]
+		if i < len(declared) && declared[i] != 0 && declared[i] != pgtypes.OIDUnknown {
+			out[i] = declared[i] // unknown (705) is typed from context, as 0
 		}
 		if out[i] == 0 {
 			out[i] = pgtypes.OIDText
@@ -251,7 +251,7 @@ func (s *session) Bind(ctx context.Context, stmt pgwire.Statement, portalName st
 			// UTF-8 and NUL before the type's input function runs.
 			err = e
 		} else {
-			v, err = pgtypes.ParseText(oid, -1, raw, &s.set.types)
+			v, err = pgtypes.ParseParamText(oid, -1, raw, &s.set.types)
 		}
 		if err != nil {
 			s.fail()
