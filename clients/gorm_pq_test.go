@@ -3,6 +3,9 @@ package clients
 import (
 	"database/sql"
 	"errors"
+	"fmt"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,25 +80,41 @@ func TestLibPq(t *testing.T) {
 }
 
 type gormItem struct {
-	ID    int64 `gorm:"primaryKey;autoIncrement:false"`
-	Name  string
+	ID    int64  `gorm:"primaryKey;autoIncrement:false"`
+	Name  string `gorm:"size:40;not null"`
 	Price float64
 }
 
 func (gormItem) TableName() string { return "gorm_items" }
 
-// TestGORM: GORM over pgx (its postgres driver): Create (INSERT ...
+// TestGORM: GORM over pgx (its postgres driver): AutoMigrate (creating
+// the table, then again over it: Migrator().ColumnTypes reads
+// information_schema, constraint_column_usage too), Create (INSERT ...
 // RETURNING in the extended protocol), First/Find with conditions,
-// transactions, Migrator().HasTable. The table is created by hand:
-// AutoMigrate's column types query needs information_schema and
-// sequences (other issues). Save/Delete need UPDATE/DELETE (not
-// supported yet): their statements are only described.
+// transactions. Keys are explicit (autoIncrement needs sequences, another
+// issue's). Save/Delete need UPDATE/DELETE (not supported yet): their
+// statements are only described.
 func TestGORM(t *testing.T) {
 	s := startLoggingServer(t)
-	execSQL(t, s.url("postgres"), "CREATE TABLE gorm_items (id bigint NOT NULL PRIMARY KEY, name text, price double precision)")
 	db, err := gorm.Open(postgres.Open(s.url("postgres")), &gorm.Config{Logger: logger.Discard})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if err := db.AutoMigrate(&gormItem{}); err != nil {
+			t.Fatalf("AutoMigrate #%d: %v", i+1, err)
+		}
+	}
+	cts, err := db.Migrator().ColumnTypes(&gormItem{})
+	var cols []string
+	for _, c := range cts {
+		pk, _ := c.PrimaryKey()
+		null, _ := c.Nullable()
+		cols = append(cols, fmt.Sprintf("%s %s pk=%v null=%v", c.Name(), c.DatabaseTypeName(), pk, null))
+	}
+	sort.Strings(cols)
+	if got := strings.Join(cols, "; "); err != nil || got != "id int8 pk=true null=false; name varchar pk=false null=false; price numeric pk=false null=true" {
+		t.Errorf("ColumnTypes: %s %v", got, err)
 	}
 	if err := db.Create(&gormItem{ID: 1, Name: "a", Price: 1.5}).Error; err != nil {
 		t.Fatalf("Create: %v", err)
