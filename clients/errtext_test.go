@@ -40,13 +40,18 @@ var errorLogLine = regexp.MustCompile(`msg="pgwire: error sent" .*code=(\S+) mes
 // seen too.
 func checkServerErrors(t *testing.T, s *server) {
 	t.Helper()
+	checkErrorTexts(t, "server log", serverErrors(s))
+}
+
+// serverErrors are the errors the server logged having sent.
+func serverErrors(s *server) []*pgconn.PgError {
 	var errs []*pgconn.PgError
 	for _, line := range strings.Split(s.Output(), "\n") {
 		if m := errorLogLine.FindStringSubmatch(line); m != nil {
 			errs = append(errs, &pgconn.PgError{Code: m[1], Message: strings.Trim(m[2], `"`)})
 		}
 	}
-	checkErrorTexts(t, "server log", errs)
+	return errs
 }
 
 // TestInternalTextPattern: the pattern catches the texts the issue saw.
