@@ -5,17 +5,10 @@ import (
 	"testing"
 
 	"github.com/bsdb/bsdb-pg/internal/pgref"
-	"github.com/bsdb/bsdb-pg/internal/testserver"
 )
 
-// startLoggingServer is startServer with every error the server sends in
-// its log (checkServerErrors reads them).
-func startLoggingServer(t *testing.T) *server {
-	t.Helper()
-	s := testserver.Start(t, testserver.Options{Env: []string{"BSDB_LOG_LEVEL=debug"}})
-	host, port, _ := strings.Cut(s.Addr(), ":")
-	return &server{Server: s, host: host, port: port}
-}
+// startLoggingServer is startServer (which logs every error it sends).
+func startLoggingServer(t *testing.T) *server { t.Helper(); return startServer(t) }
 
 // TestAsyncpg: asyncpg with its default connect: typed parameters (arrays
 // too, which need its type introspection: $1::oid[]), executemany,
