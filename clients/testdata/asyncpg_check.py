@@ -19,6 +19,9 @@ async def main(host, port):
           await c.fetchval("SELECT $1::text[]", ['a', 'b']),
           [r['id'] for r in await c.fetch("SELECT id FROM ap WHERE id = ANY($1) ORDER BY id", [1, 3])],
           [r['id'] for r in await c.fetch("SELECT id FROM ap WHERE label = ANY($1::text[]) ORDER BY id", ['two'])])
+    # jsonb travels in binary: jsonb_send's text is normalized.
+    print("jsonb:", await c.fetchval("SELECT $1::jsonb", '{"b":2,"a":[1, 2]}'),
+          await c.fetchval("SELECT '{\"x\":null}'::jsonb"))
     st = await c.prepare("SELECT label FROM ap WHERE id = $1")
     print("prepared:", [await st.fetchval(i) for i in (1, 2, 3)], [a.name for a in st.get_attributes()],
           [p.name for p in st.get_parameters()])
