@@ -184,3 +184,7 @@ SELECT count(*) FILTER (WHERE p.prorettype::regtype = 'trigger'::regtype) FROM p
 SELECT pg_advisory_lock(1), pg_try_advisory_lock(2, 3), pg_advisory_unlock(1), pg_advisory_unlock(2, 3), pg_advisory_unlock(1);
 SELECT pg_advisory_unlock_all();
 UNLISTEN *;
+-- CASE operand comparisons
+SELECT CASE 'x'::text WHEN 1 THEN 'a' END;
+SELECT CASE 1 WHEN 1.0 THEN 'a' END, CASE 2::bigint WHEN 2 THEN 'b' ELSE 'c' END, CASE 'a'::varchar WHEN 'a'::text THEN 1 END;
+SELECT CASE now() WHEN 1 THEN 1 END;
