@@ -51,11 +51,15 @@ type server struct {
 	port string
 }
 
+// startServer starts a server that logs every error it sends; when the
+// test ends, none may show internal text or be XX000 (checkServerErrors).
 func startServer(t *testing.T) *server {
 	t.Helper()
-	s := testserver.Start(t, testserver.Options{})
+	s := testserver.Start(t, testserver.Options{Env: []string{"BSDB_LOG_LEVEL=debug"}})
 	host, port, _ := strings.Cut(s.Addr(), ":")
-	return &server{Server: s, host: host, port: port}
+	srv := &server{Server: s, host: host, port: port}
+	t.Cleanup(func() { checkServerErrors(t, srv) })
+	return srv
 }
 
 // url is a libpq URL for database db.

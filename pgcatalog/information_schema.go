@@ -76,6 +76,20 @@ func init() {
 		}
 		return rows
 	})
+	// constraint_column_usage: the columns of the primary keys (NOT NULL
+	// is no pg_constraint row in PostgreSQL 15, so it is not here), for
+	// the tables owned by the session's roles. GORM's Migrator reads it.
+	register("information_schema", "constraint_column_usage", false, `table_catalog:name table_schema:name
+		table_name:name column_name:name constraint_catalog:name constraint_schema:name constraint_name:name`,
+		func(s *Snapshot, _ *Facts) [][]any {
+			var rows [][]any
+			for _, t := range shownTables(s, 0) {
+				for _, k := range t.PrimaryKey {
+					rows = append(rows, []any{s.Database, t.Schema, t.Name, k, s.Database, t.Schema, t.Name + "_pkey"})
+				}
+			}
+			return rows
+		})
 	register("information_schema", "views", true, `table_catalog:name table_schema:name table_name:name
 		view_definition:text check_option:text is_updatable:text is_insertable_into:text is_trigger_updatable:text
 		is_trigger_deletable:text is_trigger_insertable_into:text`, none)

@@ -138,6 +138,10 @@ func macros(f Facts) []string {
 			(SELECT _mt.oid FROM %[2]s _mt WHERE _mt.typname = lower(s) ORDER BY _mt.oid LIMIT 1),
 			CASE WHEN regexp_full_match(s, '[0-9]+') THEN CAST(s AS BIGINT) ELSE error('type "' || s || '" does not exist') END)`, fmtT, typ)},
 		{"regtype_out", fmt.Sprintf("(o) AS coalesce((SELECT fmt FROM %s _mx WHERE _mx.oid = o), CAST(o AS VARCHAR))", fmtT)},
+		// x::regtype[] of an oid[] / oidvector (pgcli: proargtypes::regtype[]):
+		// each element's name, in order.
+		{"regtype_array_out", fmt.Sprintf(`(a) AS CASE WHEN a IS NULL THEN NULL ELSE coalesce((SELECT list(coalesce(_mx.fmt, CAST(_u.o AS VARCHAR)) ORDER BY _u.i)
+			FROM (SELECT unnest(a) AS o, generate_subscripts(a, 1) AS i) _u LEFT JOIN %s _mx ON _mx.oid = _u.o), CAST([] AS VARCHAR[])) END`, fmtT)},
 		{"regnamespace_in", fmt.Sprintf(`(s) AS coalesce((SELECT _mn.oid FROM %s _mn WHERE _mn.nspname = trim(s, '"')),
 			CASE WHEN regexp_full_match(s, '[0-9]+') THEN CAST(s AS BIGINT) ELSE error('schema "' || s || '" does not exist') END)`, ns)},
 		{"regnamespace_out", fmt.Sprintf("(o) AS coalesce((SELECT nspname FROM %s _mn WHERE _mn.oid = o), CAST(o AS VARCHAR))", ns)},

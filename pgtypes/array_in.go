@@ -279,3 +279,14 @@ func (a *arrayParser) element() (any, error) {
 	}
 	return arrayLeaf{str}, nil
 }
+
+// ParseParamText is ParseText for a parameter value: arrays of oid, name
+// and "char", which ParseText keeps as text (the catalogs' values), are
+// parsed by array_in too (t.oid = ANY($1) with $1 '{23,25}', as psycopg 3
+// and pgcli send it).
+func ParseParamText(oid uint32, typmod int32, text []byte, s *Settings) (any, error) {
+	if elem, ok := arrayElem(oid); ok && (elem == OIDOID || elem == OIDName || elem == OIDChar) {
+		return parseArrayText(oid, elem, typmod, text, orDefault(s))
+	}
+	return ParseText(oid, typmod, text, s)
+}

@@ -116,8 +116,9 @@ func AppendBinary(buf []byte, oid uint32, typmod int32, v any) ([]byte, error) {
 		if !ok {
 			return buf, badValue(oid, v)
 		}
-		// jsonb_send: a version byte, then jsonb_out's (normalized) text.
-		return AppendText(append(buf, 1), OIDJSONB, typmod, str, nil)
+		// Version 1, then the text jsonb_out prints: normalized, as in
+		// the text format (asyncpg reads jsonb in binary).
+		return AppendText(append(buf, 1), oid, typmod, str, nil)
 	case OIDUUID:
 		switch x := v.(type) {
 		case [16]byte:

@@ -369,6 +369,10 @@ func (c *conn) sendError(err error) {
 	if e.Severity == pgerr.SeverityFatal {
 		c.stop = true
 	}
+	// Every error a client is sent, at debug level: the client tests read
+	// them back to check that none shows internal text (clients swallow
+	// some, as pgcli's completion refresher does).
+	c.log.Debug("pgwire: error sent", "pid", c.pid, "code", e.Code, "message", e.Message)
 	_ = c.send(errorResponse(e))
 	_ = c.flush()
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
+	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/pgtypes"
@@ -103,6 +104,25 @@ func (s *session) describeStatement(ctx context.Context, p *prepared, declared [
 			}
 			p.cols = pgColumns(rp.cols)
 		}
+	case bsql.KindUpdate, bsql.KindDelete:
+		// Not executable yet (Bind refuses them with 0A000), but described
+		// as PostgreSQL does: drivers encode their arguments by the
+		// parameter types (pgx fails "mismatched param and argument count"
+		// on none).
+		b := &binder{s: s, ctx: ctx, describeOnly: true}
+		defer b.release()
+		q, prefix, err := bsql.DescribeModify(p.st.Tree, b, declared)
+		if err != nil {
+			return err
+		}
+		p.paramOIDs = mergeParams(declared, q.ParamOIDs)
+		if hasReturning(p.st.Tree) {
+			sp := &selectPlan{s: s, q: q}
+			if err := sp.describe(ctx, nil); err != nil {
+				return err
+			}
+			p.cols = pgColumns(sp.cols[prefix:])
+		}
 	case bsql.KindShow:
 		pl, err := s.planShow(ctx, p.st, nil)
 		if err != nil {
@@ -144,8 +164,8 @@ func mergeParams(declared, inferred []uint32) []uint32 {
 		if i < len(inferred) {
 			out[i] = inferred[i]
 		}
-		if i < len(declared) && declared[i] != 0 {
-			out[i] = declared[i]
+		if i < len(declared) && declared[i] != 0 && declared[i] != pgtypes.OIDUnknown {
+			out[i] = declared[i] // unknown (705) is typed from context, as 0
 		}
 		if out[i] == 0 {
 			out[i] = pgtypes.OIDText
@@ -231,7 +251,7 @@ func (s *session) Bind(ctx context.Context, stmt pgwire.Statement, portalName st
 			// UTF-8 and NUL before the type's input function runs.
 			err = e
 		} else {
-			v, err = pgtypes.ParseText(oid, -1, raw, &s.set.types)
+			v, err = pgtypes.ParseParamText(oid, -1, raw, &s.set.types)
 		}
 		if err != nil {
 			s.fail()
@@ -337,4 +357,15 @@ func bindParamContext(err error, portal string, i int) error {
 		e.Where = fmt.Sprintf("unnamed portal parameter $%d", i+1)
 	}
 	return &e
+}
+
+// hasReturning reports whether an UPDATE or DELETE has a RETURNING list.
+func hasReturning(tree *pg_query.Node) bool {
+	if u := tree.GetUpdateStmt(); u != nil {
+		return len(u.ReturningList) > 0
+	}
+	if d := tree.GetDeleteStmt(); d != nil {
+		return len(d.ReturningList) > 0
+	}
+	return false
 }

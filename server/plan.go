@@ -211,6 +211,9 @@ func (s *session) planTyped(ctx context.Context, st *bsql.Statement, params []an
 	if p, ok, err := s.planVacuum(st); ok {
 		return p, err
 	}
+	if p, ok := s.planListen(st); ok {
+		return p, nil
+	}
 	return nil, st.Unsupported()
 }
 

@@ -158,7 +158,7 @@ func (s *session) evalArgs(ctx context.Context, st *bsql.Statement, exprs []*pg_
 		if raw == nil {
 			continue
 		}
-		v, err := pgtypes.ParseText(oids[i], -1, raw, &s.set.types)
+		v, err := pgtypes.ParseParamText(oids[i], -1, raw, &s.set.types)
 		if err != nil {
 			return nil, err
 		}

@@ -278,6 +278,7 @@ func (s *session) close() {
 	if s.tx != nil {
 		s.rollback()
 	}
+	s.releaseAdvisory()
 	if s.stream != nil {
 		s.stream.close()
 	}
@@ -335,6 +336,13 @@ func (s *session) runStatement(ctx context.Context, st *bsql.Statement, params [
 	s.takeFuncError()
 	ctx, cancel := s.withTimeout(ctx)
 	defer cancel()
+	// A transaction-level advisory lock taken outside a transaction ends
+	// with the statement.
+	defer func() {
+		if s.tx == nil {
+			s.releaseXactAdvisory()
+		}
+	}()
 	if simple {
 		if err := bsql.NoParameters(st); err != nil {
 			s.fail()

@@ -105,6 +105,14 @@ func registerSessionFuncs(ctx context.Context, db *sql.DB, conn *sql.Conn) error
 			sh.err = err
 			return
 		}
+		adv, err := advisoryFuncSets()
+		if err != nil {
+			sh.err = err
+			return
+		}
+		for name, fns := range adv {
+			privs[name] = fns
+		}
 		for name, fns := range privs {
 			if err := duckdb.RegisterScalarUDFSet(conn, bsql.SessionFuncPrefix+name, fns...); err != nil {
 				sh.err = fmt.Errorf("register %s: %w", name, err)

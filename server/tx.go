@@ -108,6 +108,7 @@ func (s *session) writeIDs(ctx context.Context, t *planner.Table, recs []arrow.R
 func (s *session) commit(ctx context.Context) error {
 	tx := s.tx
 	s.tx = nil
+	s.releaseXactAdvisory()
 	if tx == nil || len(tx.writes) == 0 {
 		return nil
 	}
@@ -133,6 +134,7 @@ func (s *session) commit(ctx context.Context) error {
 func (s *session) rollback() {
 	tx := s.tx
 	s.tx = nil
+	s.releaseXactAdvisory()
 	if tx == nil {
 		return
 	}

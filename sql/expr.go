@@ -709,14 +709,24 @@ func (tr *translator) binaryOperands(e *pg_query.A_Expr, sc *scope, want typ) (t
 		if rt, err = tr.expr(e.Rexpr, sc, want); err != nil {
 			return lt, rt, err
 		}
-		lt, err = tr.expr(e.Lexpr, sc, firstKnown(rt, want))
+		lt, err = tr.expr(e.Lexpr, sc, firstKnown(operandParamType(rt), want))
 		return lt, rt, err
 	}
 	if lt, err = tr.expr(e.Lexpr, sc, want); err != nil {
 		return lt, rt, err
 	}
-	rt, err = tr.expr(e.Rexpr, sc, firstKnown(lt, want))
+	rt, err = tr.expr(e.Rexpr, sc, firstKnown(operandParamType(lt), want))
 	return lt, rt, err
+}
+
+// operandParamType is the type an untyped $n takes opposite an operand of
+// type t: t, but text for varchar, which has no operators of its own
+// (v = $1 resolves as text = text).
+func operandParamType(t typ) typ {
+	if t.oid == OIDVarchar {
+		return typ{OIDText, -1}
+	}
+	return t
 }
 
 // concatOperands translates the operands of || where one is an untyped
@@ -867,6 +877,10 @@ func (tr *translator) caseExpr(c *pg_query.CaseExpr, sc *scope, want typ) (typ, 
 	if err != nil {
 		return unknownTyp, err
 	}
+	if c.Arg != nil && tr.untypedParam(c.Arg) {
+		// An untyped test expression is coerced to text (transformCaseExpr).
+		at = tr.typeParam(c.Arg, typ{OIDText, -1})
+	}
 	res := unknownTyp
 	// Results that are bare parameters take the type of the others
 	// (PostgreSQL's common type of the CASE), so they come last.
@@ -880,8 +894,20 @@ func (tr *translator) caseExpr(c *pg_query.CaseExpr, sc *scope, want typ) (typ, 
 		if c.Arg != nil {
 			condWant = at
 		}
-		if _, err := tr.expr(cw.Expr, sc, condWant); err != nil {
+		wt, err := tr.expr(cw.Expr, sc, condWant)
+		if err != nil {
 			return unknownTyp, err
+		}
+		if c.Arg != nil && at.known() && wt.known() {
+			// CASE x WHEN y is x = y, resolved as an operator (make_op at
+			// the WHEN): its errors ("operator does not exist: text =
+			// integer").
+			eq := &pg_query.A_Expr{Kind: pg_query.A_Expr_Kind_AEXPR_OP, Name: []*pg_query.Node{pg_query.MakeStrNode("=")},
+				Lexpr: c.Arg, Rexpr: cw.Expr, Location: cw.Location}
+			lt, rt := at, wt
+			if _, err := tr.resolveOperator(eq, "=", &lt, &rt); err != nil {
+				return unknownTyp, err
+			}
 		}
 		if tr.untypedParam(cw.Result) {
 			params = append(params, cw.Result)

@@ -10,6 +10,7 @@ import (
 	"github.com/bsdb/bsdb-pg/pgcatalog"
 	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/pgtypes"
+	"github.com/bsdb/bsdb-pg/sql/resolve"
 )
 
 // funcResult gives the PostgreSQL result type of well-known functions
@@ -248,6 +249,12 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 // function's arguments. Internal names (rewrites of the catalog and
 // session functions) are not resolved.
 func (tr *translator) resolveCall(fc *pg_query.FuncCall, schema, name string, argTypes []typ, argNames []string) (typ, error) {
+	if pg, ok := strings.CutPrefix(name, SessionFuncPrefix); ok && strings.Contains(pg, "advisory") {
+		// The advisory lock functions (renamed for the session) take
+		// PostgreSQL's argument and result types: bigint or (integer,
+		// integer), void or boolean.
+		name = pg
+	}
 	if schema != "" && schema != "pg_catalog" || !pgcatalog.IsBuiltinFunction(name) || fc.FuncVariadic || fc.AggWithinGroup {
 		// (WITHIN GROUP: an ordered-set aggregate's arguments include its
 		// ORDER BY's, which the translator does not type.)
@@ -258,7 +265,17 @@ func (tr *translator) resolveCall(fc *pg_query.FuncCall, schema, name string, ar
 	}
 
 	oids := make([]uint32, len(argTypes))
+	var params []int // arguments that are untyped $n: unknown, as PostgreSQL's Params
 	for i, t := range argTypes {
+		a := fc.Args[i]
+		if na := a.GetNamedArgExpr(); na != nil {
+			a = na.Arg
+		}
+		if !resolvableType(t) && tr.untypedParam(a) {
+			oids[i] = OIDUnknown
+			params = append(params, i)
+			continue
+		}
 		if !resolvableType(t) {
 			return unknownTyp, nil
 		}
@@ -287,6 +304,17 @@ func (tr *translator) resolveCall(fc *pg_query.FuncCall, schema, name string, ar
 			// char(n) passed as text loses its padding (PostgreSQL's
 			// implicit cast rtrim1): lower(c), c || 'x', length(c::text).
 			rtrimBlanks(a)
+		}
+	}
+	for _, i := range params {
+		// $n takes the type of the argument it is passed as
+		// (make_fn_arguments coerces the unknown Param).
+		if i < len(call.Args) && call.Args[i] != 0 && call.Args[i] != OIDUnknown && !resolve.IsPolymorphic(call.Args[i]) {
+			a := fc.Args[i]
+			if na := a.GetNamedArgExpr(); na != nil {
+				a = na.Arg
+			}
+			tr.typeParam(a, typ{call.Args[i], -1})
 		}
 	}
 	if call.Proc == nil {

@@ -233,6 +233,15 @@ func (tr *translator) insertSource(sel *pg_query.SelectStmt, ti *TableInfo, out 
 		if err != nil {
 			return 0, err
 		}
+		// A bare $n of the select list, still untyped, takes its target
+		// column's type (transformInsertRow coerces the unknown Param).
+		for i, rt := range sel.TargetList {
+			if v := rt.GetResTarget().GetVal(); v != nil && tr.untypedParam(v) {
+				if col, ok := target(i); ok {
+					tr.typeParam(v, typ{col.TypeOID, -1})
+				}
+			}
+		}
 		for _, c := range cols {
 			tr.srcRaw = append(tr.srcRaw, c.raw)
 		}

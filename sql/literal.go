@@ -42,8 +42,8 @@ func foldable(oid uint32) bool {
 		switch el {
 		case OIDJSON, OIDJSONB:
 			return false
-		case OIDText, OIDVarchar, OIDBpchar:
-			return true
+		case OIDText, OIDVarchar, OIDBpchar, OIDName, OIDChar, OIDOid:
+			return true // (oid[], name[], "char"[]: catalog queries' ANY('{...}'))
 		}
 		return foldable(el)
 	}
@@ -86,7 +86,7 @@ func (tr *translator) foldLiteral(n *pg_query.Node, t typ) (bool, error) {
 	default:
 		return false, nil
 	}
-	val, err := pgtypes.ParseText(t.oid, t.mod, []byte(text), tr.typeSettings())
+	val, err := pgtypes.ParseParamText(t.oid, t.mod, []byte(text), tr.typeSettings())
 	if err != nil {
 		return false, literalError(err, c)
 	}
@@ -148,6 +148,8 @@ func duckLiteral(t typ, val any) (*pg_query.Node, bool, error) {
 		return str(strconv.Itoa(int(v)), t.oid, -1)
 	case int64:
 		return str(strconv.FormatInt(v, 10), t.oid, -1)
+	case uint32: // oid
+		return str(strconv.FormatUint(uint64(v), 10), t.oid, -1)
 	case float32:
 		return str(floatText(float64(v), 32), OIDFloat4, -1)
 	case float64:

@@ -151,7 +151,25 @@ type translator struct {
 }
 
 func newTranslator(cat Catalog, declared []uint32) *translator {
-	return &translator{cat: cat, declared: declared, params: map[int]typ{}}
+	return &translator{cat: cat, declared: undeclareUnknown(declared), params: map[int]typ{}}
+}
+
+// undeclareUnknown treats a parameter declared as unknown (705, as
+// psycopg 3 declares a str or a list of str) as not declared: PostgreSQL
+// types it from its context (variable_coerce_param_hook).
+func undeclareUnknown(declared []uint32) []uint32 {
+	for i, o := range declared {
+		if o == OIDUnknown {
+			out := append([]uint32(nil), declared...)
+			for j := i; j < len(out); j++ {
+				if out[j] == OIDUnknown {
+					out[j] = 0
+				}
+			}
+			return out
+		}
+	}
+	return declared
 }
 
 func (tr *translator) noteType(n *pg_query.Node, t typ) {

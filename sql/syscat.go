@@ -137,6 +137,11 @@ var SessionFunctions = map[string]bool{
 	"has_any_column_privilege": true, "pg_has_role": true,
 	// Sequences (server/sequence.go): the session's currval and lastval.
 	"nextval": true, "currval": true, "setval": true, "lastval": true, "pg_get_serial_sequence": true,
+	// Advisory locks: a lock table shared by the sessions (server/advisory.go).
+	"pg_advisory_lock": true, "pg_advisory_lock_shared": true, "pg_try_advisory_lock": true,
+	"pg_try_advisory_lock_shared": true, "pg_advisory_xact_lock": true, "pg_advisory_xact_lock_shared": true,
+	"pg_try_advisory_xact_lock": true, "pg_try_advisory_xact_lock_shared": true,
+	"pg_advisory_unlock": true, "pg_advisory_unlock_shared": true, "pg_advisory_unlock_all": true,
 }
 
 // seqFuncs take a sequence (regclass) first: a string literal reaches the
@@ -185,7 +190,7 @@ func needsSystemRewrite(n *pg_query.Node) bool {
 	case *pg_query.Node_SqlvalueFunction:
 		return sqlValueMacro(v.SqlvalueFunction.Op) != ""
 	case *pg_query.Node_TypeCast:
-		return regTypeName(v.TypeCast.TypeName) != "" || needsSystemRewrite(v.TypeCast.Arg)
+		return regTypeName(v.TypeCast.TypeName) != "" || isRegtypeArray(v.TypeCast.TypeName) || needsSystemRewrite(v.TypeCast.Arg)
 	case *pg_query.Node_CollateClause:
 		return true
 	case *pg_query.Node_AExpr: // regex operators and ANY/ALL over arrays become calls
@@ -207,8 +212,13 @@ func regTypeName(tn *pg_query.TypeName) string {
 }
 
 // rewriteRegCast rewrites a cast to a reg* type into a macro call (true)
-// and ::oid into ::int8.
+// and ::oid into ::int8; x::regtype[] (x an oid array or oidvector) into
+// the array of the types' names (known gap: typed text[], not regtype[]).
 func rewriteRegCast(n *pg_query.Node, tc *pg_query.TypeCast) bool {
+	if isRegtypeArray(tc.TypeName) && !isRegInput(tc.Arg) {
+		n.Node = makeCall(pgcatalog.MacroPrefix+"regtype_array_out", tc.Location, tc.Arg).Node
+		return true
+	}
 	name := regTypeName(tc.TypeName)
 	switch {
 	case name == "":
@@ -290,6 +300,7 @@ func rewriteSystemOp(n *pg_query.Node, e *pg_query.A_Expr) {
 		if e.Lexpr == nil || e.Rexpr == nil {
 			return // a prefix operator: ~5 is bitwise not, no regex
 		}
+		regCompareByName(e, op)
 		var args []*pg_query.Node
 		neg := strings.HasPrefix(op, "!")
 		switch op {
@@ -341,4 +352,38 @@ func shiftVectorSubscript(ai *pg_query.A_Indirection) {
 	}
 	idx.Uidx = pg_query.MakeAExprNode(pg_query.A_Expr_Kind_AEXPR_OP, []*pg_query.Node{pg_query.MakeStrNode("+")},
 		idx.Uidx, pg_query.MakeAConstIntNode(1, -1), -1)
+}
+
+// isRegtypeArray reports whether tn is regtype[].
+func isRegtypeArray(tn *pg_query.TypeName) bool {
+	return tn != nil && len(tn.ArrayBounds) == 1 && len(tn.Typmods) == 0 &&
+		typeNameString(&pg_query.TypeName{Names: tn.Names}) == "regtype"
+}
+
+// regCompareByName: in x::regtype = 'name'::regtype (pgcli:
+// p.prorettype::regtype != 'trigger'::regtype) the left side becomes the
+// type's name and the right side its OID; the right side is spelled as
+// the name too ('name'::regtype::text), so that names are compared (the
+// same answer: a reg* value's name is unique).
+func regCompareByName(e *pg_query.A_Expr, op string) {
+	if op != "=" && op != "<>" && op != "!=" {
+		return
+	}
+	lc, rc := e.Lexpr.GetTypeCast(), e.Rexpr.GetTypeCast()
+	if lc == nil || rc == nil {
+		return
+	}
+	name := regTypeName(lc.TypeName)
+	if name == "" || name == "oid" || regTypeName(rc.TypeName) != name || isRegInput(lc.Arg) == isRegInput(rc.Arg) {
+		return
+	}
+	asText := func(n *pg_query.Node) *pg_query.Node {
+		return &pg_query.Node{Node: &pg_query.Node_TypeCast{TypeCast: &pg_query.TypeCast{Arg: n,
+			TypeName: &pg_query.TypeName{Names: []*pg_query.Node{pg_query.MakeStrNode("text")}, Typemod: -1, Location: -1}, Location: -1}}}
+	}
+	if isRegInput(lc.Arg) {
+		e.Lexpr = asText(e.Lexpr)
+	} else {
+		e.Rexpr = asText(e.Rexpr)
+	}
 }

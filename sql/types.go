@@ -47,6 +47,9 @@ var arrayOf = map[uint32]uint32{
 	OIDBpchar: 1014, OIDVarchar: 1015, OIDInt8: 1016, OIDFloat4: 1021, OIDFloat8: 1022,
 	OIDTimestamp: 1115, OIDDate: 1182, OIDTime: 1183, OIDTimestamptz: 1185,
 	OIDInterval: 1187, OIDNumeric: 1231, OIDUUID: 2951, OIDJSON: 199, OIDJSONB: 3807,
+	// Catalog queries (asyncpg's type introspection, pgcli's completion)
+	// bind oid[] and name[] parameters: t.oid = ANY($1), nspname = ANY($1).
+	OIDOid: 1028, OIDName: 1003, OIDChar: 1002,
 }
 
 // elemOf is the inverse of arrayOf.

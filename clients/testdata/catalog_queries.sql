@@ -64,3 +64,11 @@ SELECT datname, datdba, encoding, datlocprovider, datistemplate, datallowconn, d
 SELECT obj_description(23, 'pg_type'), obj_description('pg_catalog'::regnamespace, 'pg_namespace'), obj_description(403, 'pg_am'), obj_description(14, 'pg_language'), obj_description(1299), obj_description(1299, 'pg_type'), col_description('t'::regclass, 1);
 -- pg_language
 SELECT lanname, lanowner, lanispl, lanpltrusted FROM pg_catalog.pg_language ORDER BY 1;
+-- GORM Migrator HasTable
+SELECT count(*) FROM information_schema.tables WHERE table_schema = CURRENT_SCHEMA() AND table_name = 't' AND table_type = 'BASE TABLE';
+-- GORM Migrator ColumnTypes columns
+SELECT c.column_name, c.is_nullable = 'YES', c.udt_name, c.character_maximum_length, c.numeric_precision, c.numeric_precision_radix, c.numeric_scale, c.datetime_precision, 8 * typlen, c.column_default, pd.description, c.identity_increment FROM information_schema.columns AS c JOIN pg_type AS pgt ON c.udt_name = pgt.typname LEFT JOIN pg_catalog.pg_description as pd ON pd.objsubid = c.ordinal_position AND pd.objoid = (SELECT oid FROM pg_catalog.pg_class WHERE relname = c.table_name AND relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = c.table_schema)) where table_catalog = current_database() AND table_schema = CURRENT_SCHEMA() AND table_name = 't' ORDER BY c.ordinal_position;
+-- GORM Migrator ColumnTypes primary and unique keys
+SELECT c.column_name, constraint_name, constraint_type FROM information_schema.table_constraints tc JOIN information_schema.constraint_column_usage AS ccu USING (constraint_schema, constraint_catalog, table_name, constraint_name) JOIN information_schema.columns AS c ON c.table_schema = tc.constraint_schema AND tc.table_name = c.table_name AND ccu.column_name = c.column_name WHERE constraint_type IN ('PRIMARY KEY', 'UNIQUE') AND c.table_catalog = current_database() AND c.table_schema = CURRENT_SCHEMA() AND c.table_name = 't';
+-- information_schema constraint_column_usage
+SELECT table_schema, table_name, column_name, constraint_schema, constraint_name, table_catalog = current_database() AS cat FROM information_schema.constraint_column_usage WHERE table_schema IN ('public', 's2') ORDER BY table_schema, table_name, column_name;

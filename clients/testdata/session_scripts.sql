@@ -174,3 +174,17 @@ SELECT 'nosuch'::regrole
 SELECT 'int4'::regtype::text AS t, 'pg_catalog'::regnamespace::text AS n
 SELECT 'nosuch_fn'::regproc
 SELECT 'abs'::regproc
+-- catalog arrays and advisory locks
+SELECT '{23,25}'::oid[] AS a, '{a,b}'::name[] AS b, '{r,v}'::"char"[] AS c, '{-1}'::oid[] AS d;
+SELECT typname FROM pg_type WHERE oid = ANY('{23,25}'::oid[]) ORDER BY 1;
+SELECT count(*) FROM pg_class WHERE relkind = ANY('{r}') AND relname = 'nosuch';
+SELECT '{x}'::oid[];
+SELECT '{4294967296}'::oid[];
+SELECT count(*) FILTER (WHERE p.prorettype::regtype = 'trigger'::regtype) FROM pg_proc p WHERE proname LIKE 'pg_advisory%';
+SELECT pg_advisory_lock(1), pg_try_advisory_lock(2, 3), pg_advisory_unlock(1), pg_advisory_unlock(2, 3), pg_advisory_unlock(1);
+SELECT pg_advisory_unlock_all();
+UNLISTEN *;
+-- CASE operand comparisons
+SELECT CASE 'x'::text WHEN 1 THEN 'a' END;
+SELECT CASE 1 WHEN 1.0 THEN 'a' END, CASE 2::bigint WHEN 2 THEN 'b' ELSE 'c' END, CASE 'a'::varchar WHEN 'a'::text THEN 1 END;
+SELECT CASE now() WHEN 1 THEN 1 END;

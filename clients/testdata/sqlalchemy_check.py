@@ -1,0 +1,62 @@
+"""SQLAlchemy Core + ORM session + reflection, and pandas read_sql /
+read_sql_table / to_sql, through psycopg2. Usage: sqlalchemy_check.py URL"""
+import sys
+
+import pandas as pd
+import sqlalchemy as sa
+from sqlalchemy.orm import Session, declarative_base
+
+engine = sa.create_engine(sys.argv[1])
+md = sa.MetaData()
+items = sa.Table("sa_items", md,
+                 sa.Column("id", sa.BigInteger, primary_key=True, autoincrement=False),
+                 sa.Column("name", sa.String(40), nullable=False),
+                 sa.Column("price", sa.Numeric(10, 2)),
+                 sa.Column("created", sa.Date))
+md.create_all(engine)
+with engine.begin() as c:
+    c.execute(items.insert(), [{"id": 1, "name": "a", "price": 1.5}, {"id": 2, "name": "b", "price": None}])
+with engine.connect() as c:
+    print("core:", c.execute(sa.select(items.c.id, items.c.name, items.c.price).where(items.c.id >= 1).order_by(items.c.id)).all())
+    print("core in:", c.execute(sa.select(items.c.name).where(items.c.id.in_([2, 3]))).scalars().all())
+    print("core text:", c.execute(sa.text("SELECT count(*) FROM sa_items WHERE name = :n"), {"n": "a"}).scalar())
+
+Base = declarative_base()
+
+
+class Item(Base):
+    __table__ = items
+
+
+with Session(engine) as s:
+    s.add(Item(id=3, name="c", price=3))
+    s.commit()
+    print("orm:", [(i.id, i.name) for i in s.query(Item).order_by(Item.id)])
+    print("orm get:", s.get(Item, 3).name)
+with Session(engine) as s:
+    s.add(Item(id=4, name="d"))
+    s.rollback()
+    print("orm rollback:", s.query(Item).count())
+    # Updating or deleting through the session needs UPDATE/DELETE (not supported yet).
+
+insp = sa.inspect(engine)
+print("tables:", insp.get_table_names())
+try:
+    print("columns:", [(c["name"], str(c["type"]), c["nullable"]) for c in insp.get_columns("sa_items")])
+except sa.exc.ProgrammingError as e:
+    # SQLAlchemy's column reflection calls pg_get_serial_sequence (sequences
+    # are another issue's): the known gap, reported as such.
+    print("columns: unavailable:", e.orig.pgcode, str(e.orig).splitlines()[0])
+
+df = pd.DataFrame({"k": [1, 2, 3], "v": ["x", "y", None], "f": [0.5, 1.5, 2.5]})
+df.to_sql("pd_t", engine, index=False)
+df.to_sql("pd_t", engine, index=False, if_exists="append", chunksize=2)
+print("read_sql:", pd.read_sql("SELECT * FROM pd_t ORDER BY k, f", engine).values.tolist())
+print("read_sql params:", pd.read_sql(sa.text("SELECT k FROM pd_t WHERE v = :v"), engine, params={"v": "y"})["k"].tolist())
+try:
+    t = pd.read_sql_table("pd_t", engine)
+    print("read_sql_table:", t.dtypes.astype(str).to_dict(), len(t))
+except sa.exc.ProgrammingError as e:  # reflection: as above
+    print("read_sql_table: unavailable:", e.orig.pgcode, str(e.orig).splitlines()[0])
+chunks = list(pd.read_sql("SELECT k FROM pd_t ORDER BY k", engine, chunksize=4))
+print("chunks:", [len(c) for c in chunks])
