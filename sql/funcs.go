@@ -291,6 +291,13 @@ func (tr *translator) funcCallRest(n *pg_query.Node, fc *pg_query.FuncCall, sc *
 			return unknownTyp, err
 		}
 	}
+	if t, ok := regexpSRF(fc, name, argTypes); ok {
+		// (srfCall types unnest's row from its argument: a list of t)
+		if _, err := tr.srfCall(n, fc, "unnest", []typ{{ArrayOID(t.oid), -1}}, nestedSRF, sc); err != nil {
+			return unknownTyp, err
+		}
+		return t, nil
+	}
 	if scalarSRF(name, fc) {
 		return tr.srfCall(n, fc, name, argTypes, nestedSRF, sc)
 	}
@@ -338,6 +345,9 @@ func (tr *translator) funcCallRest(n *pg_query.Node, fc *pg_query.FuncCall, sc *
 			return unknownTyp, err
 		}
 		return argTypes[1], nil
+	}
+	if t, ok, err := tr.pgFunc(n, fc, name, argTypes, sc); ok || err != nil {
+		return t, err
 	}
 	if t, ok := funcResult[name]; ok {
 		switch name {
@@ -578,6 +588,8 @@ func (tr *translator) rewriteToChar(n *pg_query.Node, fc *pg_query.FuncCall, arg
 			loc = s.TimeZone
 		}
 		rewriteCall(n, "__bsdb_to_char_tz", value, format, pg_query.MakeAConstStrNode(pgtypes.ZoneKey(loc), -1))
+	case OIDNumeric, OIDInt2, OIDInt4, OIDInt8, OIDFloat4, OIDFloat8:
+		tr.rewriteToCharNumber(n, value, format, args[0])
 	}
 	return nil
 }

@@ -1,0 +1,186 @@
+package planner
+
+import (
+	"database/sql/driver"
+	"fmt"
+
+	duckdb "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/bsdb/bsdb-pg/pgerr"
+	"github.com/bsdb/bsdb-pg/pgtypes"
+)
+
+// goFunc is a DuckDB scalar function of several arguments written in Go:
+// PostgreSQL's functions that DuckDB lacks or spells differently
+// (sql/pgfuncs.go renames the calls). A panic becomes an internal error
+// of the statement, never of the server; errors keep their SQLSTATE
+// (withSQLState).
+type goFunc struct {
+	in       []duckdb.Type
+	out      duckdb.Type
+	nullable bool // called with NULL arguments (else NULL in, NULL out)
+	lists    int  // the result is a list of out (1) or a list of lists (2)
+	fn       func(v []driver.Value) (any, error)
+}
+
+func (g goFunc) Config() duckdb.ScalarFuncConfig {
+	in := make([]duckdb.TypeInfo, len(g.in))
+	for i, t := range g.in {
+		in[i], _ = duckdb.NewTypeInfo(t)
+	}
+	out, _ := duckdb.NewTypeInfo(g.out)
+	for i := 0; i < g.lists; i++ {
+		out, _ = duckdb.NewListInfo(out)
+	}
+	return duckdb.ScalarFuncConfig{InputTypeInfos: in, ResultTypeInfo: out, SpecialNullHandling: g.nullable}
+}
+
+func (g goFunc) Executor() duckdb.ScalarFuncExecutor {
+	return duckdb.ScalarFuncExecutor{RowExecutor: func(values []driver.Value) (res any, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				res, err = nil, withSQLState(pgerr.New("XX000", "internal error in a function: %v", r))
+			}
+		}()
+		res, err = g.fn(values)
+		if err != nil {
+			return nil, withSQLState(err)
+		}
+		return res, nil
+	}}
+}
+
+const (
+	tText   = duckdb.TYPE_VARCHAR
+	tInt8   = duckdb.TYPE_BIGINT
+	tInt4   = duckdb.TYPE_INTEGER
+	tFloat8 = duckdb.TYPE_DOUBLE
+	tBool   = duckdb.TYPE_BOOLEAN
+	tBytea  = duckdb.TYPE_BLOB
+)
+
+func argString(v driver.Value) string {
+	switch s := v.(type) {
+	case string:
+		return s
+	case []byte:
+		return string(s)
+	}
+	return fmt.Sprint(v)
+}
+
+func argInt(v driver.Value) int64 {
+	switch i := v.(type) {
+	case int64:
+		return i
+	case int32:
+		return int64(i)
+	case int16:
+		return int64(i)
+	case int8:
+		return int64(i)
+	}
+	return 0
+}
+
+func argFloat(v driver.Value) float64 {
+	switch f := v.(type) {
+	case float64:
+		return f
+	case float32:
+		return float64(f)
+	}
+	return 0
+}
+
+func argBool(v driver.Value) bool { b, _ := v.(bool); return b }
+
+// pgFuncs are registered next to udfs.
+var pgFuncs = map[string]goFunc{
+	// to_char of numbers (pgtypes/numfmt.go); numeric arrives as its text.
+	"__bsdb_to_char_numeric": {in: []duckdb.Type{tText, tText}, out: tText, fn: func(v []driver.Value) (any, error) {
+		return pgtypes.ToCharNumeric(argString(v[0]), argString(v[1]))
+	}},
+	"__bsdb_to_char_int": {in: []duckdb.Type{tInt8, tText, tBool}, out: tText, fn: func(v []driver.Value) (any, error) {
+		return pgtypes.ToCharInt(argInt(v[0]), argBool(v[2]), argString(v[1]))
+	}},
+	"__bsdb_to_char_float": {in: []duckdb.Type{tFloat8, tText, tBool}, out: tText, fn: func(v []driver.Value) (any, error) {
+		return pgtypes.ToCharFloat(argFloat(v[0]), argBool(v[2]), argString(v[1]))
+	}},
+	"__bsdb_to_number": {in: []duckdb.Type{tText, tText}, out: tText, fn: func(v []driver.Value) (any, error) {
+		s, ok, err := pgtypes.ToNumber(argString(v[0]), argString(v[1]))
+		if err != nil || !ok {
+			return nil, err
+		}
+		return s, nil
+	}},
+}
+
+// strList is a text[] as DuckDB's list (NULL elements as nil).
+func strList(a []*string) []any {
+	out := make([]any, len(a))
+	for i, s := range a {
+		if s != nil {
+			out[i] = *s
+		}
+	}
+	return out
+}
+
+func init() {
+	pgFuncs["__bsdb_regexp_like"] = goFunc{in: []duckdb.Type{tText, tText, tText}, out: tBool, fn: func(v []driver.Value) (any, error) {
+		return pgtypes.RegexpLike(argString(v[0]), argString(v[1]), argString(v[2]))
+	}}
+	pgFuncs["__bsdb_regexp_match"] = goFunc{in: []duckdb.Type{tText, tText, tText}, out: tText, lists: 1, fn: func(v []driver.Value) (any, error) {
+		m, err := pgtypes.RegexpMatch(argString(v[0]), argString(v[1]), argString(v[2]))
+		if err != nil || m == nil {
+			return nil, err
+		}
+		return strList(m), nil
+	}}
+	pgFuncs["__bsdb_regexp_matches"] = goFunc{in: []duckdb.Type{tText, tText, tText}, out: tText, lists: 2, fn: func(v []driver.Value) (any, error) {
+		ms, err := pgtypes.RegexpMatches(argString(v[0]), argString(v[1]), argString(v[2]))
+		if err != nil {
+			return nil, err
+		}
+		out := make([]any, len(ms))
+		for i, m := range ms {
+			out[i] = strList(m)
+		}
+		return out, nil
+	}}
+	pgFuncs["__bsdb_regexp_split"] = goFunc{in: []duckdb.Type{tText, tText, tText, tText}, out: tText, lists: 1, fn: func(v []driver.Value) (any, error) {
+		parts, err := pgtypes.RegexpSplit(argString(v[0]), argString(v[1]), argString(v[2]), argString(v[3]))
+		if err != nil {
+			return nil, err
+		}
+		out := make([]any, len(parts))
+		for i, p := range parts {
+			out[i] = p
+		}
+		return out, nil
+	}}
+	pgFuncs["__bsdb_regexp_count"] = goFunc{in: []duckdb.Type{tText, tText, tInt8, tText}, out: tInt4, fn: func(v []driver.Value) (any, error) {
+		return pgtypes.RegexpCount(argString(v[0]), argString(v[1]), argInt(v[2]), argString(v[3]))
+	}}
+	pgFuncs["__bsdb_regexp_instr"] = goFunc{in: []duckdb.Type{tText, tText, tInt8, tInt8, tInt8, tText, tInt8}, out: tInt4, fn: func(v []driver.Value) (any, error) {
+		return pgtypes.RegexpInstr(argString(v[0]), argString(v[1]), argInt(v[2]), argInt(v[3]), argInt(v[4]), argString(v[5]), argInt(v[6]))
+	}}
+	pgFuncs["__bsdb_regexp_substr"] = goFunc{in: []duckdb.Type{tText, tText, tInt8, tInt8, tText, tInt8}, out: tText, fn: func(v []driver.Value) (any, error) {
+		s, ok, err := pgtypes.RegexpSubstr(argString(v[0]), argString(v[1]), argInt(v[2]), argInt(v[3]), argString(v[4]), argInt(v[5]))
+		if err != nil || !ok {
+			return nil, err
+		}
+		return s, nil
+	}}
+	// (source, pattern, replacement, start, n, has n, flags, flags were
+	// the fourth argument as text)
+	pgFuncs["__bsdb_regexp_replace"] = goFunc{in: []duckdb.Type{tText, tText, tText, tInt8, tInt8, tBool, tText, tBool}, out: tText, fn: func(v []driver.Value) (any, error) {
+		if argBool(v[7]) {
+			if err := pgtypes.RegexpReplaceFlagsCheck(argString(v[6])); err != nil {
+				return nil, err
+			}
+		}
+		return pgtypes.RegexpReplace(argString(v[0]), argString(v[1]), argString(v[2]), argInt(v[3]), argInt(v[4]), argBool(v[5]), argString(v[6]))
+	}}
+}
