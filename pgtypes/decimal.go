@@ -1,6 +1,7 @@
 package pgtypes
 
 import (
+	"math/big"
 	"strings"
 
 	"github.com/bsdb/bsdb-pg/pgerr"
@@ -260,6 +261,9 @@ func decimalFromText(s string) (decimal, error) {
 	if !ok {
 		return d, pgerr.New("22P02", "invalid input syntax for type numeric: \"%s\"", s)
 	}
+	if d.exp > 1<<18 || d.exp < -(1<<18) {
+		return d, pgerr.New("22003", "value overflows numeric format")
+	}
 	return d, nil
 }
 
@@ -288,4 +292,87 @@ func tenPow(maxdigits int) string {
 		return "10^"
 	}
 	return "" // 10^0 is shown as 1
+}
+
+// NumericScaleOf is scale(numeric): the display scale of the value's text
+// (ok=false for NaN and infinities: NULL).
+func NumericScaleOf(s string) (int32, bool, error) {
+	d, err := decimalFromText(s)
+	if err != nil || d.nan || d.inf {
+		return 0, false, err
+	}
+	return int32(d.scale()), true, nil
+}
+
+// NumericMinScaleOf is min_scale(numeric): the fewest fractional digits that
+// show the value exactly.
+func NumericMinScaleOf(s string) (int32, bool, error) {
+	d, err := decimalFromText(s)
+	if err != nil || d.nan || d.inf {
+		return 0, false, err
+	}
+	return int32(d.trimmed().scale()), true, nil
+}
+
+// trimmed is d without trailing fractional zeros.
+func (d decimal) trimmed() decimal {
+	for d.exp < 0 && strings.HasSuffix(d.digits, "0") {
+		d.digits = d.digits[:len(d.digits)-1]
+		d.exp++
+	}
+	if d.digits == "" && d.exp < 0 {
+		d.exp = 0
+	}
+	return d
+}
+
+// NumericTrimScale is trim_scale(numeric).
+func NumericTrimScale(s string) (string, error) {
+	d, err := decimalFromText(s)
+	if err != nil {
+		return "", err
+	}
+	return d.trimmed().text(0), nil
+}
+
+// NumericDiv is div(numeric, numeric): the quotient truncated toward zero
+// (numeric_div_trunc, with its rules for NaN and infinities).
+func NumericDiv(xs, ys string) (string, error) {
+	x, err := decimalFromText(xs)
+	if err != nil {
+		return "", err
+	}
+	y, err := decimalFromText(ys)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case x.nan || y.nan:
+		return "NaN", nil
+	case x.inf:
+		if y.inf {
+			return "NaN", nil
+		}
+		if y.isZero() {
+			return "", pgerr.New("22012", "division by zero")
+		}
+		return decimal{inf: true, neg: x.neg != y.neg}.text(0), nil
+	case y.inf:
+		return "0", nil
+	case y.isZero():
+		return "", pgerr.New("22012", "division by zero")
+	}
+	// Both as integers at the same exponent.
+	e := x.exp
+	if y.exp < e {
+		e = y.exp
+	}
+	xi, yi := new(big.Int), new(big.Int)
+	xi.SetString(x.digits+strings.Repeat("0", x.exp-e)+"0", 10)
+	yi.SetString(y.digits+strings.Repeat("0", y.exp-e)+"0", 10)
+	q := new(big.Int).Quo(xi, yi)
+	if x.neg != y.neg {
+		q.Neg(q)
+	}
+	return q.String(), nil
 }

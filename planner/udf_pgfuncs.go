@@ -57,6 +57,7 @@ const (
 	tFloat8 = duckdb.TYPE_DOUBLE
 	tBool   = duckdb.TYPE_BOOLEAN
 	tBytea  = duckdb.TYPE_BLOB
+	tFloat4 = duckdb.TYPE_FLOAT
 )
 
 func argString(v driver.Value) string {
@@ -183,4 +184,60 @@ func init() {
 		}
 		return pgtypes.RegexpReplace(argString(v[0]), argString(v[1]), argString(v[2]), argInt(v[3]), argInt(v[4]), argBool(v[5]), argString(v[6]))
 	}}
+}
+
+func init() {
+	nullableInt := func(v int32, ok bool, err error) (any, error) {
+		if err != nil || !ok {
+			return nil, err
+		}
+		return v, nil
+	}
+	pgFuncs["__bsdb_numeric_scale"] = goFunc{in: []duckdb.Type{tText}, out: tInt4, fn: func(v []driver.Value) (any, error) {
+		return nullableInt(pgtypes.NumericScaleOf(argString(v[0])))
+	}}
+	pgFuncs["__bsdb_numeric_min_scale"] = goFunc{in: []duckdb.Type{tText}, out: tInt4, fn: func(v []driver.Value) (any, error) {
+		return nullableInt(pgtypes.NumericMinScaleOf(argString(v[0])))
+	}}
+	pgFuncs["__bsdb_trim_scale"] = goFunc{in: []duckdb.Type{tText}, out: tText, fn: func(v []driver.Value) (any, error) {
+		return pgtypes.NumericTrimScale(argString(v[0]))
+	}}
+	pgFuncs["__bsdb_numeric_div"] = goFunc{in: []duckdb.Type{tText, tText}, out: tText, fn: func(v []driver.Value) (any, error) {
+		return pgtypes.NumericDiv(argString(v[0]), argString(v[1]))
+	}}
+	pgFuncs["__bsdb_unistr"] = goFunc{in: []duckdb.Type{tText}, out: tText, fn: func(v []driver.Value) (any, error) {
+		return pgtypes.Unistr(argString(v[0]))
+	}}
+	pgFuncs["__bsdb_float4send"] = goFunc{in: []duckdb.Type{tFloat4}, out: tBytea, fn: func(v []driver.Value) (any, error) {
+		return pgtypes.Float4Send(float32(argFloat(v[0]))), nil
+	}}
+	pgFuncs["__bsdb_float8send"] = goFunc{in: []duckdb.Type{tFloat8}, out: tBytea, fn: func(v []driver.Value) (any, error) {
+		return pgtypes.Float8Send(argFloat(v[0])), nil
+	}}
+	pgFuncs["__bsdb_get_byte"] = goFunc{in: []duckdb.Type{tBytea, tInt8}, out: tInt4, fn: func(v []driver.Value) (any, error) {
+		return pgtypes.GetByte(argBytes(v[0]), argInt(v[1]))
+	}}
+	pgFuncs["__bsdb_set_byte"] = goFunc{in: []duckdb.Type{tBytea, tInt8, tInt8}, out: tBytea, fn: func(v []driver.Value) (any, error) {
+		return pgtypes.SetByte(argBytes(v[0]), argInt(v[1]), argInt(v[2]))
+	}}
+	pgFuncs["__bsdb_overlay"] = goFunc{in: []duckdb.Type{tText, tText, tInt8, tInt8, tBool}, out: tText, fn: func(v []driver.Value) (any, error) {
+		return pgtypes.Overlay(argString(v[0]), argString(v[1]), argInt(v[2]), argInt(v[3]), argBool(v[4]), false)
+	}}
+	pgFuncs["__bsdb_overlay_bytea"] = goFunc{in: []duckdb.Type{tBytea, tBytea, tInt8, tInt8, tBool}, out: tBytea, fn: func(v []driver.Value) (any, error) {
+		s, err := pgtypes.Overlay(string(argBytes(v[0])), string(argBytes(v[1])), argInt(v[2]), argInt(v[3]), argBool(v[4]), true)
+		if err != nil {
+			return nil, err
+		}
+		return []byte(s), nil
+	}}
+}
+
+func argBytes(v driver.Value) []byte {
+	switch b := v.(type) {
+	case []byte:
+		return b
+	case string:
+		return []byte(b)
+	}
+	return nil
 }

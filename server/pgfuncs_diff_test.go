@@ -238,3 +238,44 @@ func TestRegexpFunctionsMatchPostgres(t *testing.T) {
 		}
 	}
 }
+
+// miscFuncCases are numeric's scale functions, div, unistr, the float
+// send functions, bytea's byte functions, overlay and the comparison
+// functions PostgreSQL's tests call by name.
+var miscFuncCases = []string{
+	"SELECT scale(numeric 'NaN'), scale(numeric 'inf'), scale(NULL::numeric), scale(1.12), scale(0), scale(0.00), scale(1.12345), scale(110123.12475871856128), scale(-13.000000000000000)",
+	"SELECT min_scale(numeric 'NaN') IS NULL, min_scale(0), min_scale(0.00), min_scale(1.0), min_scale(1.1), min_scale(1.12), min_scale(1.123), min_scale(1.1234), min_scale(1.12345), min_scale(110123.12475871856128), min_scale(-1123.12471856128), min_scale(-13.000000000000000)",
+	"SELECT trim_scale(numeric 'NaN'), trim_scale(numeric 'inf'), trim_scale(1.120), trim_scale(0), trim_scale(0.00), trim_scale(1.1234500), trim_scale(110123.12475871100000000), trim_scale(-1123.124718561280000000), trim_scale(-13.000000000000000000)",
+	"SELECT pg_typeof(trim_scale(1.50)), trim_scale(1.50) + 1, pg_typeof(scale(1.5)), pg_typeof(div(5, 2))",
+	"SELECT div(999999999999999999999::numeric, 1000000000000000000000), div(-9999999999999999999999::numeric, 1000000000000000000000), div(12345678901234567890, 123)",
+	"SELECT div('inf'::numeric, '0')", "SELECT div('-inf'::numeric, '0')", "SELECT div('nan'::numeric, '0')", "SELECT div('0'::numeric, '0')",
+	"SELECT div('inf'::numeric, 2), div('-inf'::numeric, 2), div('inf'::numeric, -2), div(2, 'inf'::numeric), div('inf'::numeric, 'inf'), div(7.5, -2), div(-7.5, 2.5)",
+	"SELECT x, scale(x), min_scale(x), trim_scale(x), div(x, 3) FROM (VALUES (1.50), (-7.25), (10.00)) t(x) ORDER BY 1",
+	`SELECT unistr('\0064at\+0000610')`, `SELECT unistr('d\u0061t\U000000610')`, `SELECT unistr('a\\b')`,
+	`SELECT unistr('wrong: \db99')`, `SELECT unistr('wrong: \db99\0061')`, `SELECT unistr('wrong: \+00db99\+000061')`,
+	`SELECT unistr('wrong: \+2FFFFF')`, `SELECT unistr('wrong: \udb99\u0061')`, `SELECT unistr('wrong: \U0000db99\U00000061')`,
+	`SELECT unistr('wrong: \U002FFFFF')`, `SELECT unistr('wrong: \xyz')`, `SELECT unistr('\d83d\de00 ok')`,
+	"SELECT float4send('5e-20'::float4), float4send('67e14'::float4), float4send('1.17549435e-38'::float4), float4send('-0'::float4), float4send('NaN'::float4)",
+	"SELECT float8send('2.2250738585072014E-308'::float8), float8send(1.5::float8), float8send('-Infinity'::float8)",
+	`SELECT get_byte('\x1234567890abcdef00'::bytea, 4), get_byte('\x1234'::bytea, 0)`,
+	`SELECT get_byte('\x1234'::bytea, 2)`, `SELECT get_byte('\x1234'::bytea, -1)`, `SELECT set_byte('\x1234567890abcdef00'::bytea, 7, 11)`,
+	`SELECT set_byte('\x1234'::bytea, 2, 11)`,
+	"SELECT OVERLAY('abcdef' PLACING '45' FROM 4), OVERLAY('yabadoo' PLACING 'daba' FROM 5), OVERLAY('yabadoo' PLACING 'daba' FROM 5 FOR 0), OVERLAY('babosa' PLACING 'ubb' FROM 2 FOR 4)",
+	"SELECT overlay('abcdef' placing 'xyz' from 2 for -1), overlay('héllo' placing 'X' from 2), overlay('abc' placing 'XY' from 10)",
+	"SELECT overlay('abc' placing 'X' from 0)", "SELECT overlay('abc' placing 'X' from 2147483647 for 5)",
+	`SELECT overlay('\x1234567890'::bytea placing '\x0203'::bytea from 2 for 3), overlay('\x1234'::bytea placing '\xff'::bytea from 2)`,
+	"SELECT booleq(true, false), boolne(true, false), booleq(bool 'false', 'f'), int4eq(1, 1), int8lt(1, 2), texteq('a', 'a')",
+	"SELECT pg_client_encoding(), pg_typeof(pg_client_encoding())",
+}
+
+// TestMiscFunctionsMatchPostgres: the functions of miscFuncCases give
+// PostgreSQL's results, types and errors.
+func TestMiscFunctionsMatchPostgres(t *testing.T) {
+	ours, ref := typeMatrix(t)
+	for _, q := range miscFuncCases {
+		want, got := queryOutcome(ref, q), queryOutcome(ours, q)
+		if want != got {
+			t.Errorf("%s\n%s", q, lineDiff(got, want))
+		}
+	}
+}

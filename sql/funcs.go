@@ -358,7 +358,7 @@ func (tr *translator) funcCallRest(n *pg_query.Node, fc *pg_query.FuncCall, sc *
 		case "extract", "date_part":
 			rewriteDatePart(n, fc, name)
 		case "to_char":
-			if err := tr.rewriteToChar(n, fc, argTypes); err != nil {
+			if err := tr.rewriteToChar(n, fc, argTypes, sc); err != nil {
 				return unknownTyp, err
 			}
 		case "initcap", "quote_ident", "justify_hours", "justify_days", "justify_interval", "width_bucket":
@@ -569,7 +569,7 @@ func charLen(t typ) (int, bool) {
 // DuckDB by the planner): a timestamptz (or a date, which PostgreSQL casts
 // to one) is shown in the session's time zone, named by its key in
 // pgtypes' zone registry. Other argument types are left to DuckDB.
-func (tr *translator) rewriteToChar(n *pg_query.Node, fc *pg_query.FuncCall, args []typ) error {
+func (tr *translator) rewriteToChar(n *pg_query.Node, fc *pg_query.FuncCall, args []typ, sc *scope) error {
 	if len(fc.Args) != 2 || len(args) != 2 {
 		return nil
 	}
@@ -589,7 +589,7 @@ func (tr *translator) rewriteToChar(n *pg_query.Node, fc *pg_query.FuncCall, arg
 		}
 		rewriteCall(n, "__bsdb_to_char_tz", value, format, pg_query.MakeAConstStrNode(pgtypes.ZoneKey(loc), -1))
 	case OIDNumeric, OIDInt2, OIDInt4, OIDInt8, OIDFloat4, OIDFloat8:
-		tr.rewriteToCharNumber(n, value, format, args[0])
+		tr.rewriteToCharNumber(n, value, format, args[0], sc)
 	}
 	return nil
 }

@@ -56,7 +56,7 @@ func (tr *translator) systemRelation(rv *pg_query.RangeVar) (rel *relInfo, handl
 //     name as PostgreSQL prints it); same for regtype, regnamespace,
 //     regproc, regprocedure, regrole; ::oid -> ::int8;
 //   - OPERATOR(pg_catalog.op) -> op; ~ / ~* / !~ / !~* ->
-//     [NOT] regexp_matches(l, r[, 'i']) (DuckDB's ~ is a full match);
+//     [NOT] regexp_like(l, r[, 'i']) (PostgreSQL's regexp semantics, pgfuncs.go);
 //   - COLLATE pg_catalog.default / "default" -> dropped;
 //   - x op ANY(array) / x op ALL(array) over a non-subquery -> list
 //     functions (DuckDB only has the subquery forms);
@@ -286,7 +286,7 @@ func rewriteSystemOp(n *pg_query.Node, e *pg_query.A_Expr) {
 		default:
 			return
 		}
-		call := makeCall("regexp_matches", e.Location, args...)
+		call := makeCall("regexp_like", e.Location, args...)
 		if neg {
 			call = pg_query.MakeBoolExprNode(pg_query.BoolExprType_NOT_EXPR, []*pg_query.Node{call}, e.Location)
 		}
