@@ -934,3 +934,77 @@ func appendReplacement(b *strings.Builder, repl, s string, m []int) {
 		}
 	}
 }
+
+// SimilarEscape is similar_to_escape(pattern [, escape]) (regexp.c's
+// similar_escape_internal): a SQL regular expression (SIMILAR TO) as an
+// ARE; hasEsc false is the default escape, the backslash; an empty escape
+// is none.
+func SimilarEscape(pat, esc string, hasEsc bool) (string, error) {
+	e := `\`
+	if hasEsc {
+		e = esc
+		if utf8.RuneCountInString(e) > 1 {
+			return "", pgerr.New("22025", "invalid escape string").WithHint("Escape string must be empty or one character.")
+		}
+	}
+	var r strings.Builder
+	r.WriteString("^(?:")
+	afterEscape := false
+	nquotes, bracketDepth, charclassPos := 0, 0, 0
+	for len(pat) > 0 {
+		c, l := utf8.DecodeRuneInString(pat)
+		ch := pat[:l]
+		pat = pat[l:]
+		switch {
+		case afterEscape:
+			if c == '"' && bracketDepth < 1 {
+				switch nquotes {
+				case 0:
+					r.WriteString("){1,1}?(")
+				case 1:
+					r.WriteString("){1,1}(?:")
+				default:
+					return "", pgerr.New("2200B", "SQL regular expression may not contain more than two escape-double-quote separators")
+				}
+				nquotes++
+			} else {
+				r.WriteString(`\` + ch)
+				charclassPos = 3
+			}
+			afterEscape = false
+		case e != "" && ch == e:
+			afterEscape = true
+		case bracketDepth > 0:
+			if c == '\\' {
+				r.WriteByte('\\')
+			}
+			r.WriteString(ch)
+			switch {
+			case c == ']' && charclassPos > 2:
+				bracketDepth--
+			case c == '[':
+				bracketDepth++
+				charclassPos = 3
+			case c == '^':
+				charclassPos++
+			default:
+				charclassPos = 3
+			}
+		case c == '[':
+			r.WriteByte('[')
+			bracketDepth, charclassPos = 1, 1
+		case c == '%':
+			r.WriteString(".*")
+		case c == '_':
+			r.WriteByte('.')
+		case c == '(':
+			r.WriteString("(?:")
+		case c == '\\' || c == '.' || c == '^' || c == '$':
+			r.WriteString(`\` + ch)
+		default:
+			r.WriteString(ch)
+		}
+	}
+	r.WriteString(")$")
+	return r.String(), nil
+}

@@ -181,3 +181,13 @@ func runeOffset(s string, n int) int {
 	}
 	return i
 }
+
+// ByteaSubstr is substr/substring of bytea (bytea_substring): count bytes
+// from the 1-based start, to the end without a count.
+func ByteaSubstr(b []byte, start, count int64, hasCount bool) ([]byte, error) {
+	s, e, err := substrRange(len(b), start, count, !hasCount)
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte{}, b[s:e]...), nil
+}

@@ -232,6 +232,15 @@ func init() {
 	}}
 }
 
+func init() {
+	pgFuncs["__bsdb_bytea_substr"] = goFunc{in: []duckdb.Type{tBytea, tInt8, tInt8, tBool}, out: tBytea, fn: func(v []driver.Value) (any, error) {
+		return pgtypes.ByteaSubstr(argBytes(v[0]), argInt(v[1]), argInt(v[2]), argBool(v[3]))
+	}}
+	pgFuncs["__bsdb_similar_escape"] = goFunc{in: []duckdb.Type{tText, tText, tBool}, out: tText, fn: func(v []driver.Value) (any, error) {
+		return pgtypes.SimilarEscape(argString(v[0]), argString(v[1]), argBool(v[2]))
+	}}
+}
+
 func argBytes(v driver.Value) []byte {
 	switch b := v.(type) {
 	case []byte:

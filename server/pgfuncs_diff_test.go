@@ -266,6 +266,15 @@ var miscFuncCases = []string{
 	`SELECT overlay('\x1234567890'::bytea placing '\x0203'::bytea from 2 for 3), overlay('\x1234'::bytea placing '\xff'::bytea from 2)`,
 	"SELECT booleq(true, false), boolne(true, false), booleq(bool 'false', 'f'), int4eq(1, 1), int8lt(1, 2), texteq('a', 'a')",
 	"SELECT pg_client_encoding(), pg_typeof(pg_client_encoding())",
+	`SELECT substr('\x1234567890'::bytea, 3), substr('\x1234567890'::bytea, 3, 2), substring('\x1234567890'::bytea from 3 for 2), substr('\x1234567890'::bytea, -1, 3), substring('\x12'::bytea from 5)`,
+	`SELECT substr('\x1234567890'::bytea, 3, -1)`,
+	"SELECT 'abcdefg' SIMILAR TO '_bcd%' AS t, 'abcdefg' SIMILAR TO 'bcd%' AS f, 'abcdefg' SIMILAR TO '_bcd#%' ESCAPE '#' AS f2, 'abcd%' SIMILAR TO '_bcd#%' ESCAPE '#' AS t2",
+	`SELECT 'abcdefg' SIMILAR TO '_bcd\%' AS f, 'abcd\efg' SIMILAR TO '_bcd\%' ESCAPE '' AS t, 'abcdefg' SIMILAR TO '_bcd%' ESCAPE NULL AS n, 'abc' NOT SIMILAR TO 'a(b|c)+' AS nt`,
+	"SELECT 'abcdefg' SIMILAR TO '_bcd#%' ESCAPE '##'",
+	"SELECT x FROM (VALUES ('foo'), ('bar'), ('f[o]'), (NULL)) t(x) WHERE x SIMILAR TO '[a-f]%' ORDER BY 1",
+	"SELECT similar_to_escape('a%b_c'), similar_to_escape('a#%b', '#'), similar_to_escape('[%_]x', '')",
+	"SELECT 'abc' ~ 'b' AS a, 'abc' ~* 'B' AS b, 'abc' !~ 'x' AS c, 'abc' !~* 'A' AS d, E'a\nb' ~ 'a.b' AS e, 'abcd' ~ '^(ab|abc)d$' AS f",
+	"SELECT * FROM regexp_matches('abcabc', 'b', 'g')", "SELECT * FROM regexp_split_to_table('a b', ' ')",
 }
 
 // TestMiscFunctionsMatchPostgres: the functions of miscFuncCases give

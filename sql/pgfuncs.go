@@ -151,6 +151,26 @@ func (tr *translator) pgFunc(n *pg_query.Node, fc *pg_query.FuncCall, name strin
 		}
 		rewriteCall(n, "__bsdb_overlay", textArgOf(fc.Args[0], args[0]), textArgOf(fc.Args[1], args[1]), intArg(fc.Args[2]), count, has)
 		return typ{OIDText, -1}, true, nil
+	case "substr", "substring":
+		if !oneOf(2, 3) || args[0].oid != OIDBytea || !isIntType(args[1]) || nargs == 3 && !isIntType(args[2]) {
+			break
+		}
+		count, has := num(0), boolConst(false)
+		if nargs == 3 {
+			count, has = intArg(fc.Args[2]), boolConst(true)
+		}
+		rewriteCall(n, "__bsdb_bytea_substr", fc.Args[0], intArg(fc.Args[1]), count, has)
+		return typ{OIDBytea, -1}, true, nil
+	case "similar_to_escape", "similar_escape":
+		if !oneOf(1, 2) {
+			break
+		}
+		esc, has := castNode(pg_query.MakeAConstStrNode("", -1), "varchar"), boolConst(false)
+		if nargs == 2 {
+			esc, has = textArgOf(fc.Args[1], args[1]), boolConst(true)
+		}
+		rewriteCall(n, "__bsdb_similar_escape", textArgOf(fc.Args[0], args[0]), esc, has)
+		return typ{OIDText, -1}, true, nil
 	case "pg_client_encoding":
 		if nargs != 0 {
 			break

@@ -176,6 +176,7 @@ func needsSystemRewrite(n *pg_query.Node) bool {
 		return true
 	case *pg_query.Node_AExpr: // regex operators and ANY/ALL over arrays become calls
 		return v.AExpr.Kind == pg_query.A_Expr_Kind_AEXPR_OP_ANY || v.AExpr.Kind == pg_query.A_Expr_Kind_AEXPR_OP_ALL ||
+			v.AExpr.Kind == pg_query.A_Expr_Kind_AEXPR_SIMILAR ||
 			v.AExpr.Kind == pg_query.A_Expr_Kind_AEXPR_OP && len(v.AExpr.Name) > 0 && strings.Contains(v.AExpr.Name[len(v.AExpr.Name)-1].GetString_().GetSval(), "~")
 	}
 	return false
@@ -288,6 +289,17 @@ func rewriteSystemOp(n *pg_query.Node, e *pg_query.A_Expr) {
 		}
 		call := makeCall("regexp_like", e.Location, args...)
 		if neg {
+			call = pg_query.MakeBoolExprNode(pg_query.BoolExprType_NOT_EXPR, []*pg_query.Node{call}, e.Location)
+		}
+		n.Node = call.Node
+	case pg_query.A_Expr_Kind_AEXPR_SIMILAR:
+		// x [NOT] SIMILAR TO p: x ~ similar_to_escape(p), PostgreSQL's
+		// translation of the SQL pattern (pgfuncs.go).
+		if op != "~" && op != "!~" || e.Lexpr == nil || e.Rexpr == nil {
+			return
+		}
+		call := makeCall("regexp_like", e.Location, e.Lexpr, e.Rexpr)
+		if op == "!~" {
 			call = pg_query.MakeBoolExprNode(pg_query.BoolExprType_NOT_EXPR, []*pg_query.Node{call}, e.Location)
 		}
 		n.Node = call.Node
