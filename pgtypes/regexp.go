@@ -940,15 +940,31 @@ func appendReplacement(b *strings.Builder, repl, s string, m []int) {
 // ARE; hasEsc false is the default escape, the backslash; an empty escape
 // is none.
 func SimilarEscape(pat, esc string, hasEsc bool) (string, error) {
+	parts, err := similarParts(pat, esc, hasEsc)
+	if err != nil {
+		return "", err
+	}
+	switch len(parts) {
+	case 1:
+		return "^(?:" + parts[0] + ")$", nil
+	case 2:
+		return "^(?:" + parts[0] + "){1,1}?(" + parts[1] + ")$", nil
+	}
+	return "^(?:" + parts[0] + "){1,1}?(" + parts[1] + "){1,1}(?:" + parts[2] + ")$", nil
+}
+
+// similarParts is similar_escape_internal's translation of the parts of
+// the pattern that its escape-double-quotes separate (one to three).
+func similarParts(pat, esc string, hasEsc bool) ([]string, error) {
 	e := `\`
 	if hasEsc {
 		e = esc
 		if utf8.RuneCountInString(e) > 1 {
-			return "", pgerr.New("22025", "invalid escape string").WithHint("Escape string must be empty or one character.")
+			return nil, pgerr.New("22025", "invalid escape string").WithHint("Escape string must be empty or one character.")
 		}
 	}
+	var parts []string
 	var r strings.Builder
-	r.WriteString("^(?:")
 	afterEscape := false
 	nquotes, bracketDepth, charclassPos := 0, 0, 0
 	for len(pat) > 0 {
@@ -958,14 +974,11 @@ func SimilarEscape(pat, esc string, hasEsc bool) (string, error) {
 		switch {
 		case afterEscape:
 			if c == '"' && bracketDepth < 1 {
-				switch nquotes {
-				case 0:
-					r.WriteString("){1,1}?(")
-				case 1:
-					r.WriteString("){1,1}(?:")
-				default:
-					return "", pgerr.New("2200B", "SQL regular expression may not contain more than two escape-double-quote separators")
+				if nquotes >= 2 {
+					return nil, pgerr.New("2200C", "SQL regular expression may not contain more than two escape-double-quote separators")
 				}
+				parts = append(parts, r.String())
+				r.Reset()
 				nquotes++
 			} else {
 				r.WriteString(`\` + ch)
@@ -1005,6 +1018,100 @@ func SimilarEscape(pat, esc string, hasEsc bool) (string, error) {
 			r.WriteString(ch)
 		}
 	}
-	r.WriteString(")$")
-	return r.String(), nil
+	return append(parts, r.String()), nil
+}
+
+// RegexpSubstring is substring(string from pattern) (textregexsubstr): the
+// first parenthesized subexpression's match, or the whole match; ok=false
+// for NULL.
+func RegexpSubstring(s, pattern string) (string, bool, error) {
+	r, err := compileRegexp(pattern, reFlags{})
+	if err != nil {
+		return "", false, err
+	}
+	m := r.findAt(s, 0)
+	if m == nil {
+		return "", false, nil
+	}
+	if r.nsub > 0 {
+		m = m[2:]
+	}
+	if m[0] < 0 || m[1] < 0 {
+		return "", false, nil
+	}
+	return s[m[0]:m[1]], true, nil
+}
+
+// maxSimilarLen bounds the exact search of SimilarSubstring (quadratic in
+// the string's length).
+const maxSimilarLen = 4096
+
+// SimilarSubstring is substring(string similar pattern escape esc): the
+// part between the escape-double-quotes of a pattern matching the whole
+// string, with the SQL standard's choice (the part before it as short as
+// possible, the part itself as long as possible) that PostgreSQL's
+// "{1,1}?" / "{1,1}" markers give; ok=false for NULL.
+func SimilarSubstring(s, pat, esc string, hasEsc bool) (string, bool, error) {
+	parts, err := similarParts(pat, esc, hasEsc)
+	if err != nil {
+		return "", false, err
+	}
+	for len(parts) < 3 {
+		parts = append(parts, "")
+	}
+	whole, err := SimilarEscape(pat, esc, hasEsc)
+	if err != nil {
+		return "", false, err
+	}
+	full, err := compileRegexp(whole, reFlags{})
+	if err != nil {
+		return "", false, err
+	}
+	m := full.findAt(s, 0)
+	if m == nil {
+		return "", false, nil
+	}
+	if full.nsub == 0 {
+		return s, true, nil // no separators: the whole string
+	}
+	if len(s) > maxSimilarLen {
+		if m[2] < 0 {
+			return "", false, nil
+		}
+		return s[m[2]:m[3]], true, nil
+	}
+	anch := func(p string) (*pgRegexp, error) { return compileRegexp("^(?:"+p+")$", reFlags{}) }
+	a1, err := anch(parts[0])
+	if err != nil {
+		return "", false, err
+	}
+	a2, err := anch(parts[1])
+	if err != nil {
+		return "", false, err
+	}
+	a3, err := anch(parts[2])
+	if err != nil {
+		return "", false, err
+	}
+	rest, err := anch("(?:" + parts[1] + ")(?:" + parts[2] + ")")
+	if err != nil {
+		return "", false, err
+	}
+	for i := 0; i <= len(s); i++ {
+		if i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
+			continue
+		}
+		if !a1.re.MatchString(s[:i]) || !rest.re.MatchString(s[i:]) {
+			continue
+		}
+		for j := len(s); j >= i; j-- {
+			if j < len(s) && j > i && !utf8.RuneStart(s[j]) {
+				continue
+			}
+			if a2.re.MatchString(s[i:j]) && a3.re.MatchString(s[j:]) {
+				return s[i:j], true, nil
+			}
+		}
+	}
+	return s[m[2]:m[3]], true, nil
 }

@@ -236,6 +236,20 @@ func init() {
 	pgFuncs["__bsdb_bytea_substr"] = goFunc{in: []duckdb.Type{tBytea, tInt8, tInt8, tBool}, out: tBytea, fn: func(v []driver.Value) (any, error) {
 		return pgtypes.ByteaSubstr(argBytes(v[0]), argInt(v[1]), argInt(v[2]), argBool(v[3]))
 	}}
+	pgFuncs["__bsdb_regexp_substring"] = goFunc{in: []duckdb.Type{tText, tText}, out: tText, fn: func(v []driver.Value) (any, error) {
+		s, ok, err := pgtypes.RegexpSubstring(argString(v[0]), argString(v[1]))
+		if err != nil || !ok {
+			return nil, err
+		}
+		return s, nil
+	}}
+	pgFuncs["__bsdb_similar_substring"] = goFunc{in: []duckdb.Type{tText, tText, tText}, out: tText, fn: func(v []driver.Value) (any, error) {
+		s, ok, err := pgtypes.SimilarSubstring(argString(v[0]), argString(v[1]), argString(v[2]), true)
+		if err != nil || !ok {
+			return nil, err
+		}
+		return s, nil
+	}}
 	pgFuncs["__bsdb_similar_escape"] = goFunc{in: []duckdb.Type{tText, tText, tBool}, out: tText, fn: func(v []driver.Value) (any, error) {
 		return pgtypes.SimilarEscape(argString(v[0]), argString(v[1]), argBool(v[2]))
 	}}

@@ -275,6 +275,13 @@ var miscFuncCases = []string{
 	"SELECT similar_to_escape('a%b_c'), similar_to_escape('a#%b', '#'), similar_to_escape('[%_]x', '')",
 	"SELECT 'abc' ~ 'b' AS a, 'abc' ~* 'B' AS b, 'abc' !~ 'x' AS c, 'abc' !~* 'A' AS d, E'a\nb' ~ 'a.b' AS e, 'abcd' ~ '^(ab|abc)d$' AS f",
 	"SELECT * FROM regexp_matches('abcabc', 'b', 'g')", "SELECT * FROM regexp_split_to_table('a b', ' ')",
+	`SELECT SUBSTRING('abcdefg' SIMILAR 'a#"(b_d)#"%' ESCAPE '#') AS "bcd", SUBSTRING('abcdefg' FROM 'a#"(b_d)#"%' FOR '#') AS "bcd2"`,
+	`SELECT SUBSTRING('abcdefg' SIMILAR '#"(b_d)#"%' ESCAPE '#') IS NULL, SUBSTRING('abcdefg' SIMILAR '%' ESCAPE NULL) IS NULL, SUBSTRING(NULL SIMILAR '%' ESCAPE '#') IS NULL, SUBSTRING('abcdefg' SIMILAR NULL ESCAPE '#') IS NULL`,
+	`SELECT SUBSTRING('abcdefg' SIMILAR 'a#"%#"g' ESCAPE '#'), SUBSTRING('abcdefg' SIMILAR 'a*#"%#"g*' ESCAPE '#'), SUBSTRING('abcdefg' SIMILAR 'a|b#"%#"g' ESCAPE '#')`,
+	`SELECT SUBSTRING('abcdefg' SIMILAR 'a#"%#"x|g' ESCAPE '#'), SUBSTRING('abcdefg' SIMILAR 'a#"%|ab#"g' ESCAPE '#'), SUBSTRING('abcdefg' SIMILAR 'a#"%g' ESCAPE '#'), SUBSTRING('abcdefg' SIMILAR 'a%g' ESCAPE '#')`,
+	`SELECT SUBSTRING('abcdefg' SIMILAR 'a*#"%#"g*#"x' ESCAPE '#')`,
+	`SELECT SUBSTRING('aaXbbXcc' SIMILAR '%#"X%#"%' ESCAPE '#'), SUBSTRING('aaXbbXcc' SIMILAR '%X#"%#"X%' ESCAPE '#')`,
+	`SELECT SUBSTRING('abcdefg' FROM 'c.e'), SUBSTRING('abcdefg' FROM 'b(.*)f'), SUBSTRING('foo' FROM 'foo(bar)?') IS NULL, substring('abc' from 'x'), substring('abc', '(')`,
 }
 
 // TestMiscFunctionsMatchPostgres: the functions of miscFuncCases give

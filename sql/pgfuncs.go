@@ -151,7 +151,22 @@ func (tr *translator) pgFunc(n *pg_query.Node, fc *pg_query.FuncCall, name strin
 		}
 		rewriteCall(n, "__bsdb_overlay", textArgOf(fc.Args[0], args[0]), textArgOf(fc.Args[1], args[1]), intArg(fc.Args[2]), count, has)
 		return typ{OIDText, -1}, true, nil
-	case "substr", "substring":
+	case "substring":
+		if !oneOf(2, 3) || !isStringArg(args[0]) || !isStringArg(args[1]) || nargs == 3 && !isStringArg(args[2]) {
+			if name == "substring" && oneOf(2, 3) && args[0].oid == OIDBytea {
+				return tr.pgFunc(n, fc, "substr", args, sc)
+			}
+			break
+		}
+		if nargs == 2 {
+			// substring(string from pattern): a POSIX regular expression.
+			rewriteCall(n, "__bsdb_regexp_substring", textArgOf(fc.Args[0], args[0]), textArgOf(fc.Args[1], args[1]))
+		} else {
+			// substring(string similar pattern escape esc).
+			rewriteCall(n, "__bsdb_similar_substring", textArgOf(fc.Args[0], args[0]), textArgOf(fc.Args[1], args[1]), textArgOf(fc.Args[2], args[2]))
+		}
+		return typ{OIDText, -1}, true, nil
+	case "substr":
 		if !oneOf(2, 3) || args[0].oid != OIDBytea || !isIntType(args[1]) || nargs == 3 && !isIntType(args[2]) {
 			break
 		}
@@ -214,6 +229,15 @@ func textArgOf(a *pg_query.Node, t typ) *pg_query.Node {
 		rtrimBlanks(a)
 	}
 	return castNode(a, "varchar")
+}
+
+// isStringArg: a text type or an untyped literal.
+func isStringArg(t typ) bool {
+	switch t.oid {
+	case 0, OIDUnknown, OIDText, OIDVarchar, OIDBpchar, OIDName:
+		return true
+	}
+	return false
 }
 
 func intArg(a *pg_query.Node) *pg_query.Node { return castNode(a, "bigint") }
