@@ -191,3 +191,91 @@ func ByteaSubstr(b []byte, start, count int64, hasCount bool) ([]byte, error) {
 	}
 	return append([]byte{}, b[s:e]...), nil
 }
+
+// Pad is lpad (left) / rpad(string, length, fill): cut to length
+// characters, then padded with fill repeated (not padded with an empty
+// fill).
+func Pad(s string, n int64, fill string, left bool) (string, error) {
+	if n <= 0 {
+		return "", nil
+	}
+	if n > 1<<28 {
+		return "", pgerr.New("54000", "requested length too large")
+	}
+	sl := int64(utf8.RuneCountInString(s))
+	if sl >= n {
+		return s[:runeOffset(s, int(n))], nil
+	}
+	if fill == "" {
+		return s, nil
+	}
+	var b strings.Builder
+	if !left {
+		b.WriteString(s)
+	}
+	fr := []rune(fill)
+	for i := int64(0); i < n-sl; i++ {
+		b.WriteRune(fr[i%int64(len(fr))])
+	}
+	if left {
+		b.WriteString(s)
+	}
+	return b.String(), nil
+}
+
+// ByteaTrim is btrim / ltrim / rtrim of bytea: the bytes of set removed
+// from the chosen ends.
+func ByteaTrim(b, set []byte, left, right bool) []byte {
+	in := func(c byte) bool {
+		for _, x := range set {
+			if x == c {
+				return true
+			}
+		}
+		return false
+	}
+	i, j := 0, len(b)
+	for left && i < j && in(b[i]) {
+		i++
+	}
+	for right && j > i && in(b[j-1]) {
+		j--
+	}
+	return append([]byte{}, b[i:j]...)
+}
+
+// BitCount is bit_count(bytea).
+func BitCount(b []byte) int64 {
+	n := 0
+	for _, c := range b {
+		for ; c != 0; c &= c - 1 {
+			n++
+		}
+	}
+	return int64(n)
+}
+
+// GetBit is get_bit(bytea, bigint): bit n%8 of byte n/8.
+func GetBit(b []byte, n int64) (int32, error) {
+	if n < 0 || n >= int64(len(b))*8 {
+		return 0, pgerr.New("2202E", "index %d out of valid range, 0..%d", n, int64(len(b))*8-1)
+	}
+	return int32(b[n/8]>>(n%8)) & 1, nil
+}
+
+// SetBit is set_bit(bytea, bigint, int).
+func SetBit(b []byte, n, v int64) ([]byte, error) {
+	if n < 0 || n >= int64(len(b))*8 {
+		return nil, pgerr.New("2202E", "index %d out of valid range, 0..%d", n, int64(len(b))*8-1)
+	}
+	if v != 0 && v != 1 {
+		return nil, pgerr.New("22023", "new bit must be 0 or 1")
+	}
+	out := append([]byte{}, b...)
+	if v == 1 {
+		out[n/8] |= 1 << (n % 8)
+	} else {
+		out[n/8] &^= 1 << (n % 8)
+	}
+	return out, nil
+}

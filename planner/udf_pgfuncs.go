@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"crypto/sha256"
+	"crypto/sha512"
 	"database/sql/driver"
 	"fmt"
 
@@ -249,6 +251,33 @@ func init() {
 			return nil, err
 		}
 		return s, nil
+	}}
+	pgFuncs["__bsdb_pad"] = goFunc{in: []duckdb.Type{tText, tInt8, tText, tBool}, out: tText, fn: func(v []driver.Value) (any, error) {
+		return pgtypes.Pad(argString(v[0]), argInt(v[1]), argString(v[2]), argBool(v[3]))
+	}}
+	pgFuncs["__bsdb_bytea_trim"] = goFunc{in: []duckdb.Type{tBytea, tBytea, tBool, tBool}, out: tBytea, fn: func(v []driver.Value) (any, error) {
+		return pgtypes.ByteaTrim(argBytes(v[0]), argBytes(v[1]), argBool(v[2]), argBool(v[3])), nil
+	}}
+	pgFuncs["__bsdb_bit_count"] = goFunc{in: []duckdb.Type{tBytea}, out: tInt8, fn: func(v []driver.Value) (any, error) {
+		return pgtypes.BitCount(argBytes(v[0])), nil
+	}}
+	pgFuncs["__bsdb_get_bit"] = goFunc{in: []duckdb.Type{tBytea, tInt8}, out: tInt4, fn: func(v []driver.Value) (any, error) {
+		return pgtypes.GetBit(argBytes(v[0]), argInt(v[1]))
+	}}
+	pgFuncs["__bsdb_set_bit"] = goFunc{in: []duckdb.Type{tBytea, tInt8, tInt8}, out: tBytea, fn: func(v []driver.Value) (any, error) {
+		return pgtypes.SetBit(argBytes(v[0]), argInt(v[1]), argInt(v[2]))
+	}}
+	pgFuncs["__bsdb_sha224"] = goFunc{in: []duckdb.Type{tBytea}, out: tBytea, fn: func(v []driver.Value) (any, error) {
+		h := sha256.Sum224(argBytes(v[0]))
+		return h[:], nil
+	}}
+	pgFuncs["__bsdb_sha384"] = goFunc{in: []duckdb.Type{tBytea}, out: tBytea, fn: func(v []driver.Value) (any, error) {
+		h := sha512.Sum384(argBytes(v[0]))
+		return h[:], nil
+	}}
+	pgFuncs["__bsdb_sha512"] = goFunc{in: []duckdb.Type{tBytea}, out: tBytea, fn: func(v []driver.Value) (any, error) {
+		h := sha512.Sum512(argBytes(v[0]))
+		return h[:], nil
 	}}
 	pgFuncs["__bsdb_similar_escape"] = goFunc{in: []duckdb.Type{tText, tText, tBool}, out: tText, fn: func(v []driver.Value) (any, error) {
 		return pgtypes.SimilarEscape(argString(v[0]), argString(v[1]), argBool(v[2]))

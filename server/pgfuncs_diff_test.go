@@ -281,6 +281,12 @@ var miscFuncCases = []string{
 	`SELECT SUBSTRING('abcdefg' SIMILAR 'a#"%#"x|g' ESCAPE '#'), SUBSTRING('abcdefg' SIMILAR 'a#"%|ab#"g' ESCAPE '#'), SUBSTRING('abcdefg' SIMILAR 'a#"%g' ESCAPE '#'), SUBSTRING('abcdefg' SIMILAR 'a%g' ESCAPE '#')`,
 	`SELECT SUBSTRING('abcdefg' SIMILAR 'a*#"%#"g*#"x' ESCAPE '#')`,
 	`SELECT SUBSTRING('aaXbbXcc' SIMILAR '%#"X%#"%' ESCAPE '#'), SUBSTRING('aaXbbXcc' SIMILAR '%X#"%#"X%' ESCAPE '#')`,
+	"SELECT lpad('hi', 5, 'xy'), lpad('hi', 5), lpad('hi', -5, 'xy'), lpad('hello', 2), lpad('hi', 5, ''), rpad('hi', 5, 'xy'), rpad('hi', 5), rpad('hi', -5, 'xy'), rpad('hello', 2), rpad('hi', 5, ''), lpad('héllo', 7, 'ö')",
+	`SELECT trim(E'\\000'::bytea from E'\\000Tom\\000'::bytea), trim(leading E'\\000'::bytea from E'\\000Tom\\000'::bytea), trim(trailing E'\\000'::bytea from E'\\000Tom\\000'::bytea)`,
+	`SELECT btrim(E'\\000trim\\000'::bytea, E'\\000'::bytea), btrim(''::bytea, E'\\000'::bytea), btrim(E'\\000trim\\000'::bytea, ''::bytea), ltrim('\x0102'::bytea, '\x01'::bytea), rtrim('\x0102'::bytea, '\x02'::bytea)`,
+	`SELECT bit_count('\x1234567890'::bytea), get_bit('\x1234567890abcdef00'::bytea, 43), set_bit('\x1234567890abcdef00'::bytea, 43, 0)`,
+	`SELECT get_bit('\x1234567890abcdef00'::bytea, 99)`, `SELECT set_bit('\x1234567890abcdef00'::bytea, 99, 0)`, `SELECT set_bit('\x12'::bytea, 1, 2)`,
+	"SELECT sha224(''), sha224('The quick brown fox jumps over the lazy dog.'), sha384(''), sha512('abc'::bytea)",
 	`SELECT SUBSTRING('abcdefg' FROM 'c.e'), SUBSTRING('abcdefg' FROM 'b(.*)f'), SUBSTRING('foo' FROM 'foo(bar)?') IS NULL, substring('abc' from 'x'), substring('abc', '(')`,
 }
 

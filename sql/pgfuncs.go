@@ -186,6 +186,56 @@ func (tr *translator) pgFunc(n *pg_query.Node, fc *pg_query.FuncCall, name strin
 		}
 		rewriteCall(n, "__bsdb_similar_escape", textArgOf(fc.Args[0], args[0]), esc, has)
 		return typ{OIDText, -1}, true, nil
+	case "lpad", "rpad":
+		if !oneOf(2, 3) || !isIntType(args[1]) {
+			break
+		}
+		if c := constOf(fc.Args[1]); c != nil && c.GetIval() != nil && c.GetIval().Ival >= 0 {
+			if nargs == 2 {
+				break // DuckDB's lpad/rpad with a blank (funcs.go) are PostgreSQL's
+			}
+			if f := constOf(fc.Args[2]); f != nil && f.GetSval() != nil && f.GetSval().Sval != "" {
+				break
+			}
+		}
+		// An empty fill (DuckDB refuses it), a negative length or one
+		// unknown until run time: PostgreSQL's lpad/rpad.
+		fill := castNode(pg_query.MakeAConstStrNode(" ", -1), "varchar")
+		if nargs == 3 {
+			fill = textArgOf(fc.Args[2], args[2])
+		}
+		rewriteCall(n, "__bsdb_pad", textArgOf(fc.Args[0], args[0]), intArg(fc.Args[1]), fill, boolConst(name == "lpad"))
+		return typ{OIDText, -1}, true, nil
+	case "btrim", "ltrim", "rtrim":
+		if !oneOf(2) || args[0].oid != OIDBytea {
+			break
+		}
+		rewriteCall(n, "__bsdb_bytea_trim", fc.Args[0], fc.Args[1], boolConst(name != "rtrim"), boolConst(name != "ltrim"))
+		return typ{OIDBytea, -1}, true, nil
+	case "bit_count":
+		if !oneOf(1) || args[0].oid != OIDBytea {
+			break
+		}
+		rewriteCall(n, "__bsdb_bit_count", fc.Args[0])
+		return typ{OIDInt8, -1}, true, nil
+	case "get_bit":
+		if !oneOf(2) || args[0].oid != OIDBytea {
+			break
+		}
+		rewriteCall(n, "__bsdb_get_bit", fc.Args[0], intArg(fc.Args[1]))
+		return typ{OIDInt4, -1}, true, nil
+	case "set_bit":
+		if !oneOf(3) || args[0].oid != OIDBytea {
+			break
+		}
+		rewriteCall(n, "__bsdb_set_bit", fc.Args[0], intArg(fc.Args[1]), intArg(fc.Args[2]))
+		return typ{OIDBytea, -1}, true, nil
+	case "sha224", "sha384", "sha512":
+		if !oneOf(1) {
+			break
+		}
+		rewriteCall(n, "__bsdb_"+name, castNode(fc.Args[0], "blob"))
+		return typ{OIDBytea, -1}, true, nil
 	case "pg_client_encoding":
 		if nargs != 0 {
 			break
@@ -229,6 +279,21 @@ func textArgOf(a *pg_query.Node, t typ) *pg_query.Node {
 		rtrimBlanks(a)
 	}
 	return castNode(a, "varchar")
+}
+
+// constOf is the constant n is, through the casts that pin its type.
+func constOf(n *pg_query.Node) *pg_query.A_Const {
+	for n != nil {
+		if c := n.GetAConst(); c != nil {
+			return c
+		}
+		tc := n.GetTypeCast()
+		if tc == nil {
+			return nil
+		}
+		n = tc.Arg
+	}
+	return nil
 }
 
 // isStringArg: a text type or an untyped literal.
