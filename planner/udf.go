@@ -300,6 +300,11 @@ func (e *Engine) registerUDFs(ctx context.Context) error {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
+	for name, u := range pgFuncs {
+		if err := duckdb.RegisterScalarUDF(conn, name, u); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
 	for name, u := range map[string]duckdb.ScalarFunc{
 		"__bsdb_to_char": toCharUDF{}, "__bsdb_to_char_tz": toCharUDF{zoned: true},
 		"__bsdb_encode": codecUDF{encode: true}, "__bsdb_decode": codecUDF{},

@@ -196,6 +196,17 @@
 //   - chr(n) -> __bsdb_chr, convert_from(b, 'UTF8') -> __bsdb_convert_from
 //     (planner's Go functions): DuckDB's chr(0) and decode make a NUL or
 //     refuse in their own words; these give PostgreSQL's 54000 / 22021.
+//   - PostgreSQL functions DuckDB lacks or runs differently (pgfuncs.go)
+//     -> Go functions of pgtypes registered by the planner
+//     (planner/udf_pgfuncs.go): to_char of numbers, to_number, the regexp
+//     family (regexp_matches / regexp_split_to_table as unnest of the list
+//     of their rows), scale/min_scale/trim_scale/div, unistr, overlay,
+//     bytea's substr/get_byte/set_byte, float4send/float8send; numeric
+//     arguments travel as their text (the value's own digits and scale) and
+//     a numeric result as text too (printed as is at the top level, its
+//     DECIMAL elsewhere: rawnum.go's raw casts). The operators ~ ~* !~ !~*
+//     and SIMILAR TO become regexp_like (syscat.go), booleq(a, b) and the
+//     like their operators.
 //   - ARRAY[...] nested deeper than 6 (MAXDIM) -> 54000 at translation,
 //     before a deep nest reaches the deparser. A scanner error for an
 //     escape that made invalid UTF-8 (E'\xff', E'\000') is 22021 without a

@@ -388,6 +388,13 @@ func (tr *translator) funcCallRest(n *pg_query.Node, fc *pg_query.FuncCall, sc *
 			return unknownTyp, err
 		}
 	}
+	if t, ok := regexpSRF(fc, name, argTypes); ok {
+		// (srfCall types unnest's row from its argument: a list of t)
+		if _, err := tr.srfCall(n, fc, "unnest", []typ{{ArrayOID(t.oid), -1}}, nestedSRF, sc); err != nil {
+			return unknownTyp, err
+		}
+		return t, nil
+	}
 	if scalarSRF(name, fc) {
 		return tr.srfCall(n, fc, name, argTypes, nestedSRF, sc)
 	}
@@ -436,6 +443,9 @@ func (tr *translator) funcCallRest(n *pg_query.Node, fc *pg_query.FuncCall, sc *
 		}
 		return argTypes[1], nil
 	}
+	if t, ok, err := tr.pgFunc(n, fc, name, argTypes, sc); ok || err != nil {
+		return t, err
+	}
 	if t, ok := funcResult[name]; ok {
 		switch name {
 		case "length", "char_length", "character_length", "octet_length", "position", "strpos":
@@ -445,7 +455,7 @@ func (tr *translator) funcCallRest(n *pg_query.Node, fc *pg_query.FuncCall, sc *
 		case "extract", "date_part":
 			rewriteDatePart(n, fc, name)
 		case "to_char":
-			if err := tr.rewriteToChar(n, fc, argTypes); err != nil {
+			if err := tr.rewriteToChar(n, fc, argTypes, sc); err != nil {
 				return unknownTyp, err
 			}
 		case "initcap", "quote_ident", "justify_hours", "justify_days", "justify_interval", "width_bucket":
@@ -656,7 +666,7 @@ func charLen(t typ) (int, bool) {
 // DuckDB by the planner): a timestamptz (or a date, which PostgreSQL casts
 // to one) is shown in the session's time zone, named by its key in
 // pgtypes' zone registry. Other argument types are left to DuckDB.
-func (tr *translator) rewriteToChar(n *pg_query.Node, fc *pg_query.FuncCall, args []typ) error {
+func (tr *translator) rewriteToChar(n *pg_query.Node, fc *pg_query.FuncCall, args []typ, sc *scope) error {
 	if len(fc.Args) != 2 || len(args) != 2 {
 		return nil
 	}
@@ -675,6 +685,8 @@ func (tr *translator) rewriteToChar(n *pg_query.Node, fc *pg_query.FuncCall, arg
 			loc = s.TimeZone
 		}
 		rewriteCall(n, "__bsdb_to_char_tz", value, format, pg_query.MakeAConstStrNode(pgtypes.ZoneKey(loc), -1))
+	case OIDNumeric, OIDInt2, OIDInt4, OIDInt8, OIDFloat4, OIDFloat8:
+		tr.rewriteToCharNumber(n, value, format, args[0], sc)
 	}
 	return nil
 }

@@ -312,12 +312,18 @@ func (tr *translator) formatNumeric(s *pg_query.SelectStmt, sc *scope, cols []co
 		if _, div := tr.numDivs[rt.Val]; div {
 			continue // exactDivisions' business
 		}
-		scale := tr.numScale(rt.Val, sc, grouped, false)
-		if scale == nil {
-			continue
-		}
 		dec := proto.Clone(rt.Val).(*pg_query.Node)
-		rewriteCall(rt.Val, "__bsdb_numfmt", proto.Clone(dec).(*pg_query.Node), scale)
+		if r, ok := tr.rawCasts[rt.Val]; ok && r.rel == nil {
+			// A Go function's numeric text (pgfuncs.go): printed as is
+			// (NaN and Infinity too, which no DECIMAL holds).
+			rt.Val.Node = proto.Clone(r.ref).(*pg_query.Node).Node
+		} else {
+			scale := tr.numScale(rt.Val, sc, grouped, false)
+			if scale == nil {
+				continue
+			}
+			rewriteCall(rt.Val, "__bsdb_numfmt", proto.Clone(dec).(*pg_query.Node), scale)
+		}
 		sc.outDec[i] = dec
 		cols[i].raw = true
 		tr.haveRaw = true // text now flows: an unresolved reference must fall back

@@ -70,6 +70,7 @@ func (tr *translator) rangeFunction(n *pg_query.Node, rf *pg_query.RangeFunction
 		}
 		return rel, nil
 	}
+	_, origName := funcName(call.GetFuncCall())
 	t, err := tr.expr(call, sc, unknownTyp)
 	if err != nil {
 		return nil, err
@@ -94,6 +95,9 @@ func (tr *translator) rangeFunction(n *pg_query.Node, rf *pg_query.RangeFunction
 			rel.cols = []colInfo{{name: name, t: t}}
 		}
 		return rel, nil
+	}
+	if fname == "unnest" && (origName == "regexp_matches" || origName == "regexp_split_to_table") {
+		fname = origName // (pgfuncs.go made it an unnest): PostgreSQL's column name
 	}
 	return tr.scalarRangeFunction(n, rf, fc, fname, t)
 }

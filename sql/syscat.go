@@ -56,7 +56,7 @@ func (tr *translator) systemRelation(rv *pg_query.RangeVar) (rel *relInfo, handl
 //     name as PostgreSQL prints it); same for regtype, regnamespace,
 //     regproc, regprocedure, regrole; ::oid -> ::int8;
 //   - OPERATOR(pg_catalog.op) -> op; ~ / ~* / !~ / !~* ->
-//     [NOT] regexp_matches(l, r[, 'i']) (DuckDB's ~ is a full match);
+//     [NOT] regexp_like(l, r[, 'i']) (PostgreSQL's regexp semantics, pgfuncs.go);
 //   - COLLATE pg_catalog.default / "default" -> dropped;
 //   - x op ANY(array) / x op ALL(array) over a non-subquery -> list
 //     functions (DuckDB only has the subquery forms);
@@ -195,6 +195,7 @@ func needsSystemRewrite(n *pg_query.Node) bool {
 		return true
 	case *pg_query.Node_AExpr: // regex operators and ANY/ALL over arrays become calls
 		return v.AExpr.Kind == pg_query.A_Expr_Kind_AEXPR_OP_ANY || v.AExpr.Kind == pg_query.A_Expr_Kind_AEXPR_OP_ALL ||
+			v.AExpr.Kind == pg_query.A_Expr_Kind_AEXPR_SIMILAR ||
 			v.AExpr.Kind == pg_query.A_Expr_Kind_AEXPR_OP && len(v.AExpr.Name) > 0 && strings.Contains(v.AExpr.Name[len(v.AExpr.Name)-1].GetString_().GetSval(), "~")
 	}
 	return false
@@ -311,8 +312,19 @@ func rewriteSystemOp(n *pg_query.Node, e *pg_query.A_Expr) {
 		default:
 			return
 		}
-		call := makeCall("regexp_matches", e.Location, args...)
+		call := makeCall("regexp_like", e.Location, args...)
 		if neg {
+			call = pg_query.MakeBoolExprNode(pg_query.BoolExprType_NOT_EXPR, []*pg_query.Node{call}, e.Location)
+		}
+		n.Node = call.Node
+	case pg_query.A_Expr_Kind_AEXPR_SIMILAR:
+		// x [NOT] SIMILAR TO p: x ~ similar_to_escape(p), PostgreSQL's
+		// translation of the SQL pattern (pgfuncs.go).
+		if op != "~" && op != "!~" || e.Lexpr == nil || e.Rexpr == nil {
+			return
+		}
+		call := makeCall("regexp_like", e.Location, e.Lexpr, e.Rexpr)
+		if op == "!~" {
 			call = pg_query.MakeBoolExprNode(pg_query.BoolExprType_NOT_EXPR, []*pg_query.Node{call}, e.Location)
 		}
 		n.Node = call.Node

@@ -56,8 +56,8 @@ func TestSystemRewrites(t *testing.T) {
 		{"SELECT c.oid::pg_catalog.regclass FROM pg_class c", "__bsdb_f_regclass_out(c.oid)", "oid"},
 		{"SELECT 't'::regclass::text AS n", "__bsdb_f_regclass_out(__bsdb_f_regclass_in('t'))", "n"},
 		{"SELECT '16384'::oid", `'16384'::"bigint"`, "oid"},
-		{"SELECT relname FROM pg_class WHERE relname OPERATOR(pg_catalog.~) '^(t)$' COLLATE pg_catalog.default", "regexp_matches(relname, '^(t)$')", "relname"},
-		{"SELECT relname FROM pg_class WHERE relname !~ '^pg_'", "NOT regexp_matches(relname, '^pg_')", "relname"},
+		{"SELECT relname FROM pg_class WHERE relname OPERATOR(pg_catalog.~) '^(t)$' COLLATE pg_catalog.default", "__bsdb_regexp_like(relname::", "relname"},
+		{"SELECT relname FROM pg_class WHERE relname !~ '^pg_'", "NOT __bsdb_regexp_like(relname::", "relname"},
 		{"SELECT i.indkey[a.n - 1] FROM pg_class i, pg_class a", `indkey[(a.n - 1::"integer") + 1::"integer"]`, "indkey"},
 		{"SELECT 1 = ANY(ARRAY[1,2])", "list_contains(ARRAY[", "?column?"},
 	}
