@@ -441,6 +441,9 @@ func (e *Engine) openTable(ctx context.Context, id catalog.TableID) (*Table, err
 		}
 		return nil, err
 	}
+	if ent.IsView() {
+		return nil, notATable(id)
+	}
 	tt, err := txn.Open(ctx, e.txnOptions(ent.Prefix))
 	if err != nil {
 		// The operator must see this in the server log, not only the client
@@ -457,6 +460,11 @@ func undefinedTable(id catalog.TableID) *pgerr.Error {
 		return pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", id.Schema, id.Name)
 	}
 	return pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", id.Name)
+}
+
+// notATable is PostgreSQL's 42809 for a view where a table is needed.
+func notATable(id catalog.TableID) *pgerr.Error {
+	return pgerr.New("42809", "\"%s\" is not a table", id.Name)
 }
 
 // CreateTable creates a table. ifNotExists: an existing table is not an
@@ -569,6 +577,9 @@ func (e *Engine) DropTable(ctx context.Context, id catalog.TableID) error {
 		}
 		return err
 	}
+	if ent.IsView() {
+		return notATable(id)
+	}
 	e.mu.Lock()
 	t := e.tables[id]
 	delete(e.tables, id)
@@ -603,6 +614,11 @@ func (e *Engine) deletePrefix(ctx context.Context, prefix string) {
 // ListTables lists the tables of a database.
 func (e *Engine) ListTables(ctx context.Context, db string) ([]catalog.Entry, error) {
 	return e.cat.ListTables(ctx, db)
+}
+
+// ListRelations lists the tables and views of a database.
+func (e *Engine) ListRelations(ctx context.Context, db string) ([]catalog.Entry, error) {
+	return e.cat.ListRelations(ctx, db)
 }
 
 // TableSchema returns the schema of a table without opening it for writes

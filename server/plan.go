@@ -199,6 +199,9 @@ func (s *session) planTyped(ctx context.Context, st *bsql.Statement, params []an
 	case bsql.KindUpdate, bsql.KindDelete, bsql.KindSavepoint:
 		return nil, errUnsupported(st.Tag)
 	}
+	if p, ok, err := s.planRelationDDL(ctx, st); ok {
+		return p, err
+	}
 	if p, ok, err := s.planCursor(ctx, st, params, formats); ok {
 		return p, err
 	}
