@@ -180,6 +180,11 @@ func (s *session) accessTableAs(ctx context.Context, role uint32, schemaName, na
 	}
 	t, err := s.eng.Table(ctx, id)
 	if err != nil {
+		if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.UndefinedTable && schemaName == "" {
+			// An unqualified name is reported as written, whatever
+			// schema of the search path it was last looked for in.
+			return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", name)
+		}
 		return nil, err
 	}
 	if err := s.requireTable(ctx, a, t.ID, want); err != nil {

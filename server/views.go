@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -309,24 +310,26 @@ func (s *session) dependents(ctx context.Context, targets []*catalog.Entry) ([]*
 	for _, t := range targets {
 		in[t.ID] = true
 	}
+	sort.Slice(all, func(i, j int) bool { return all[i].OID < all[j].OID })
 	var out []*catalog.Entry
 	var lines []string
-	queue := append([]*catalog.Entry(nil), targets...)
-	for len(queue) > 0 {
-		cur := queue[0]
-		queue = queue[1:]
+	// Depth first, each relation's dependents in creation (OID) order:
+	// the order of PostgreSQL's report.
+	var visit func(cur *catalog.Entry)
+	visit = func(cur *catalog.Entry) {
 		for i := range all {
 			v := &all[i]
-			if !v.IsView() || v.View == nil || !slices.Contains(v.View.Deps, cur.ID) {
+			if !v.IsView() || v.View == nil || in[v.ID] || !slices.Contains(v.View.Deps, cur.ID) {
 				continue
 			}
-			if !in[v.ID] {
-				lines = append(lines, fmt.Sprintf("%s depends on %s", s.describeRelation(v), s.describeRelation(cur)))
-				in[v.ID] = true
-				out = append(out, v)
-				queue = append(queue, v)
-			}
+			lines = append(lines, fmt.Sprintf("%s depends on %s", s.describeRelation(v), s.describeRelation(cur)))
+			in[v.ID] = true
+			out = append(out, v)
+			visit(v)
 		}
+	}
+	for _, t := range targets {
+		visit(t)
 	}
 	return out, lines, nil
 }
