@@ -58,6 +58,15 @@ func (s *session) planCreateTable(ctx context.Context, st *bsql.Statement) (plan
 	if rv := st.Tree.GetCreateStmt().GetRelation(); rv != nil {
 		loc = int(rv.Location) + 1
 	}
+	if ct.Temp {
+		return tagOnly("CREATE TABLE", func(ctx context.Context) error {
+			_, created, err := s.createTempTable(ctx, ct.Schema, ct.Name, sch, ct.IfNotExists)
+			if err == nil && !created {
+				return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.DuplicateTable, Message: fmt.Sprintf("relation \"%s\" already exists, skipping", ct.Name)})
+			}
+			return err
+		}), nil
+	}
 	return tagOnly("CREATE TABLE", func(ctx context.Context) error {
 		id, a, err := s.lookupTable(ctx, ct.Schema, ct.Name)
 		if err != nil {

@@ -171,6 +171,19 @@ func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, err
 		}
 		snap.Tables = append(snap.Tables, pt)
 	}
+	if len(s.temp.tables) > 0 {
+		ts := s.tempSchema()
+		snap.Schemas = append(snap.Schemas, ts)
+		snap.SchemaACL[ts] = pgcatalog.Object{Owner: s.currentRole}
+		snap.SearchPath = append([]string{ts}, snap.SearchPath...)
+		for _, t := range s.tempTablesSorted() {
+			pt := pgcatalog.Table{OID: t.Entry.OID, Schema: ts, Name: t.ID.Name, Owner: t.Entry.Owner}
+			for _, c := range tableInfo(t).Columns {
+				pt.Columns = append(pt.Columns, pgcatalog.Column{Name: c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod, NotNull: c.NotNull, Default: c.Default})
+			}
+			snap.Tables = append(snap.Tables, pt)
+		}
+	}
 	for _, g := range gucs {
 		v, _, err := s.set.get(g.name)
 		if err != nil {

@@ -186,6 +186,9 @@ func (s *session) planTyped(ctx context.Context, st *bsql.Statement, params []an
 				s.deallocateAll()
 				s.resetAuthorization()
 			}
+			if (st.Tag == "DISCARD ALL" || st.Tag == "DISCARD TEMP") && !s.tx.hasWrites() {
+				s.dropTempTables(ctx)
+			}
 			return nil
 		}), nil
 	case bsql.KindPrepare:

@@ -169,6 +169,9 @@ func (s *session) accessTable(ctx context.Context, schemaName, name string, want
 
 // accessTableAs is accessTable for the privileges of role (a view's owner).
 func (s *session) accessTableAs(ctx context.Context, role uint32, schemaName, name string, want acl.Mode) (*planner.Table, error) {
+	if t := s.tempTable(schemaName, name); t != nil {
+		return t, nil // the session's own (temp.go)
+	}
 	id, a, err := s.lookupTableAs(ctx, role, schemaName, name)
 	if err != nil {
 		return nil, err

@@ -185,6 +185,8 @@ type session struct {
 	stream *duckStream
 	// broken: a statement panicked; the session ends (recoverPanic).
 	broken bool
+	// temp: the session's temporary tables (temp.go).
+	temp tempState
 }
 
 // sharedMacros runs bsql.SharedMacros once per DuckDB database.
@@ -272,6 +274,7 @@ func (s *session) close() {
 	if s.tx != nil {
 		s.rollback()
 	}
+	s.dropTempTables(context.Background())
 	if s.stream != nil {
 		s.stream.close()
 	}

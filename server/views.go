@@ -16,6 +16,7 @@ import (
 	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/pgtypes"
 	"github.com/bsdb/bsdb-pg/pgwire"
+	"github.com/bsdb/bsdb-pg/planner"
 	bsql "github.com/bsdb/bsdb-pg/sql"
 	"github.com/bsdb/bsdb-pg/storage/catalog"
 	"github.com/bsdb/bsdb-pg/storage/schema"
@@ -44,6 +45,9 @@ func (b *binder) role() uint32 {
 
 // LookupView implements bsql.ViewCatalog.
 func (b *binder) LookupView(schemaName, name string) (*bsql.ViewInfo, error) {
+	if b.s.tempTable(schemaName, name) != nil || b.s.isTempSchema(schemaName) {
+		return nil, nil // a temporary table hides the search path (temp.go)
+	}
 	id, a, err := b.s.lookupTableAs(b.ctx, b.role(), schemaName, name)
 	if err != nil {
 		return nil, err
@@ -221,6 +225,10 @@ func (s *session) planCreateView(ctx context.Context, vs *pg_query.ViewStmt) (pl
 			def.Columns = append(def.Columns, catalog.ViewColumn{Name: name, TypeOID: oid, TypeMod: mod})
 		}
 		for _, d := range vq.Deps {
+			if s.isTempSchema(d[0]) {
+				return pgerr.New(pgerr.FeatureNotSupported, "temporary views are not supported").
+					WithDetail("The view would read the temporary table \"%s\".", d[1])
+			}
 			def.Deps = append(def.Deps, catalog.TableID{Database: s.db, Schema: d[0], Name: d[1]})
 		}
 		defer s.b.sec.forget(tableKey(id))
@@ -347,6 +355,7 @@ func (s *session) planDropRelations(ctx context.Context, ds *pg_query.DropStmt, 
 	cascade := ds.Behavior == pg_query.DropBehavior_DROP_CASCADE
 	return tagOnly(tag, func(ctx context.Context) error {
 		var targets []*catalog.Entry
+		var temps []*planner.Table
 		for _, obj := range ds.Objects {
 			var names []string
 			for _, n := range obj.GetList().GetItems() {
@@ -365,6 +374,16 @@ func (s *session) planDropRelations(ctx context.Context, ds *pg_query.DropStmt, 
 				sc, name = names[1], names[2]
 			default:
 				return pgerr.New(pgerr.SyntaxError, "improper qualified name (too many dotted names): %s", strings.Join(names, "."))
+			}
+			if t := s.tempTable(sc, name); t != nil {
+				if views {
+					return pgerr.New("42809", "\"%s\" is not a view", name).WithHint("Use DROP TABLE to remove a table.")
+				}
+				temps = append(temps, t)
+				continue
+			}
+			if s.isTempSchema(sc) {
+				sc = s.tempSchema() // no such temporary table: nothing in the catalog either
 			}
 			id, a, err := s.lookupTable(ctx, sc, name)
 			if err != nil {
@@ -394,6 +413,9 @@ func (s *session) planDropRelations(ctx context.Context, ds *pg_query.DropStmt, 
 				return err
 			}
 			targets = append(targets, e)
+		}
+		for _, t := range temps {
+			s.dropTempTable(ctx, t)
 		}
 		if len(targets) == 0 {
 			return nil
@@ -462,19 +484,23 @@ func (s *session) planCreateTableAs(ctx context.Context, st *bsql.Statement, que
 	switch {
 	case rv == nil:
 		return nil, errUnsupported(what)
-	case rv.Relpersistence == "t":
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "temporary tables are not supported")
+	case rv.Relpersistence == "t" && (into.OnCommit == pg_query.OnCommitAction_ONCOMMIT_DELETE_ROWS || into.OnCommit == pg_query.OnCommitAction_ONCOMMIT_DROP):
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "ON COMMIT DELETE ROWS and ON COMMIT DROP are not supported")
 	case rv.Relpersistence == "u":
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "unlogged tables are not supported")
 	case rv.Catalogname != "" && rv.Catalogname != s.db:
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s.%s.%s", rv.Catalogname, rv.Schemaname, rv.Relname)
-	case into.OnCommit != pg_query.OnCommitAction_ONCOMMIT_NOOP && into.OnCommit != pg_query.OnCommitAction_ON_COMMIT_ACTION_UNDEFINED:
+	case rv.Relpersistence != "t" && into.OnCommit != pg_query.OnCommitAction_ONCOMMIT_NOOP && into.OnCommit != pg_query.OnCommitAction_ON_COMMIT_ACTION_UNDEFINED:
 		return nil, pgerr.New("42P16", "ON COMMIT can only be used on temporary tables")
 	}
 	if err := s.ddlAllowed(what); err != nil {
 		return nil, err
 	}
+	temp := rv.Relpersistence == "t"
 	return &funcPlan{run: func(ctx context.Context, w pgwire.ResultWriter) error {
+		if temp {
+			return s.createTempTableAs(ctx, st, query, into, ifNotExists, w)
+		}
 		a, err := s.authz(ctx)
 		if err != nil {
 			return err
@@ -495,35 +521,9 @@ func (s *session) planCreateTableAs(ctx context.Context, st *bsql.Statement, que
 			}
 			return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", id.Name)
 		}
-		cols, _, err := s.queryColumns(ctx, query)
+		sch, err := s.ctasSchema(ctx, query, into)
 		if err != nil {
 			return err
-		}
-		if len(into.ColNames) > len(cols) {
-			return pgerr.New(pgerr.SyntaxError, "too many column names were specified")
-		}
-		sch := &schema.Schema{}
-		for i, c := range cols {
-			name := c.name
-			if i < len(into.ColNames) {
-				name = nodeString(into.ColNames[i])
-			}
-			if sch.Index(name) >= 0 {
-				return pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", name)
-			}
-			oid, mod := c.oid, c.typmod
-			if oid == pgtypes.OIDUnknown {
-				oid, mod = pgtypes.OIDText, -1
-			}
-			col, err := pgtypes.ColumnType(oid, mod)
-			if err != nil {
-				return err
-			}
-			col.Name = name
-			sch.Columns = append(sch.Columns, col)
-		}
-		if len(sch.Columns) == 0 {
-			return pgerr.New(pgerr.FeatureNotSupported, "tables without columns are not supported")
 		}
 		created, err := s.eng.CreateTable(ctx, id, sch, ifNotExists, catalog.OwnedBy(s.currentRole))
 		s.b.sec.forget(tableKey(id))
@@ -589,3 +589,66 @@ func (t *tagWriter) Describe([]pgwire.Column) error    { return nil }
 func (t *tagWriter) Row([][]byte) error                { return nil }
 func (t *tagWriter) Notice(n *pgerr.Error) error       { return nil }
 func (t *tagWriter) ParameterStatus(_, _ string) error { return nil }
+
+// ctasSchema is the schema of the table CREATE TABLE AS makes: the
+// query's columns with PostgreSQL's types, renamed by the INTO column list.
+func (s *session) ctasSchema(ctx context.Context, query *pg_query.Node, into *pg_query.IntoClause) (*schema.Schema, error) {
+	cols, _, err := s.queryColumns(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if len(into.ColNames) > len(cols) {
+		return nil, pgerr.New(pgerr.SyntaxError, "too many column names were specified")
+	}
+	sch := &schema.Schema{}
+	for i, c := range cols {
+		name := c.name
+		if i < len(into.ColNames) {
+			name = nodeString(into.ColNames[i])
+		}
+		if sch.Index(name) >= 0 {
+			return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", name)
+		}
+		oid, mod := c.oid, c.typmod
+		if oid == pgtypes.OIDUnknown {
+			oid, mod = pgtypes.OIDText, -1
+		}
+		col, err := pgtypes.ColumnType(oid, mod)
+		if err != nil {
+			return nil, err
+		}
+		col.Name = name
+		sch.Columns = append(sch.Columns, col)
+	}
+	if len(sch.Columns) == 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "tables without columns are not supported")
+	}
+	return sch, nil
+}
+
+// createTempTableAs is CREATE TEMP TABLE ... AS / SELECT ... INTO TEMP.
+func (s *session) createTempTableAs(ctx context.Context, st *bsql.Statement, query *pg_query.Node, into *pg_query.IntoClause, ifNotExists bool, w pgwire.ResultWriter) error {
+	rv := into.Rel
+	if t := s.tempTable(rv.Schemaname, rv.Relname); t != nil && ifNotExists {
+		if err := w.Notice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.DuplicateTable, Message: fmt.Sprintf("relation \"%s\" already exists, skipping", rv.Relname)}); err != nil {
+			return err
+		}
+		return w.Complete("CREATE TABLE AS")
+	}
+	sch, err := s.ctasSchema(ctx, query, into)
+	if err != nil {
+		return err
+	}
+	t, _, err := s.createTempTable(ctx, rv.Schemaname, rv.Relname, sch, false)
+	if err != nil {
+		return err
+	}
+	var n int64
+	if !into.SkipData {
+		if n, err = s.fillTable(ctx, st, t.ID, query); err != nil {
+			s.dropTempTable(ctx, t)
+			return err
+		}
+	}
+	return w.Complete(fmt.Sprintf("SELECT %d", n))
+}

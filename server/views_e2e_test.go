@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -315,5 +316,84 @@ func TestCreateTableAs(t *testing.T) {
 	mustExec(t, c, "DROP VIEW v")
 	if got := queryStrings(t, c, "SELECT a, b FROM fromv ORDER BY a"); fmt.Sprint(got) != "[2|y 3|z]" {
 		t.Errorf("CTAS from a view: %v", got)
+	}
+}
+
+// TestTempTables: a temporary table is the session's own (another session
+// does not see it), hides a table of the same name, lives in pg_temp_N,
+// takes INSERT, COPY, CREATE TABLE AS and transaction blocks, is gone when
+// the session ends, and never reaches the warehouse.
+func TestTempTables(t *testing.T) {
+	dir := t.TempDir()
+	ts := startServer(t, dir)
+	ctx := context.Background()
+	c := ts.conn(t)
+	other := ts.conn(t)
+	mustExec(t, c, "CREATE TABLE t (a int, b text)")
+	mustExec(t, c, "INSERT INTO t VALUES (1, 'perm')")
+	mustExec(t, c, "CREATE TEMP TABLE t (a int, b text)")
+	mustExec(t, c, "INSERT INTO t VALUES (2, 'temp'), (3, 'temp')")
+	_, err := c.CopyFrom(ctx, pgx.Identifier{"t"}, []string{"a", "b"}, pgx.CopyFromRows([][]any{{int32(4), "copy"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ q, want string }{
+		{"SELECT a, b FROM t ORDER BY a", "[2|temp 3|temp 4|copy]"},
+		{"SELECT a FROM pg_temp.t ORDER BY a", "[2 3 4]"},
+		{"SELECT a, b FROM public.t", "[1|perm]"},
+		{"SELECT n.nspname LIKE 'pg_temp_%' FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE relname = 't' AND nspname <> 'public'", "[true]"},
+	} {
+		if got := fmt.Sprint(queryStrings(t, c, tc.q)); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.q, got, tc.want)
+		}
+	}
+	if got := fmt.Sprint(queryStrings(t, other, "SELECT a, b FROM t")); got != "[1|perm]" {
+		t.Errorf("another session sees %s", got)
+	}
+	// Blocks: rolled back with the block, committed with the other tables.
+	tx, err := c.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, c, "INSERT INTO t VALUES (5, 'tx')")
+	tx.Rollback(ctx)
+	tx, err = c.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, c, "INSERT INTO t VALUES (6, 'tx')")
+	mustExec(t, c, "INSERT INTO public.t VALUES (7, 'tx')")
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(queryStrings(t, c, "SELECT count(*), max(a) FROM t")); got != "[4|6]" {
+		t.Errorf("after the blocks: %s", got)
+	}
+	if tag := mustExec(t, c, "CREATE TEMP TABLE tt AS SELECT a * 10 AS x FROM t"); tag.String() != "SELECT 4" {
+		t.Errorf("CREATE TEMP TABLE AS: %q", tag)
+	}
+	if tag := mustExec(t, c, "SELECT x INTO TEMP tt2 FROM tt WHERE x > 30"); tag.String() != "SELECT 2" {
+		t.Errorf("SELECT INTO TEMP: %q", tag)
+	}
+	_, err = c.Exec(ctx, "CREATE VIEW vv AS SELECT * FROM tt")
+	wantErr(t, "view over a temporary table", err, "0A000", "temporary views are not supported")
+	_, err = c.Exec(ctx, "CREATE TEMP TABLE public.x (a int)")
+	wantErr(t, "temp in a schema", err, "42P16", "cannot create temporary relation in non-temporary schema")
+	_, err = c.Exec(ctx, "CREATE TEMP TABLE t (a int)")
+	wantErr(t, "temp twice", err, "42P07", `relation "t" already exists`)
+	mustExec(t, c, "DROP TABLE t") // the temporary one
+	if got := fmt.Sprint(queryStrings(t, c, "SELECT count(*) FROM t")); got != "[2]" {
+		t.Errorf("after DROP of the temporary table: %s", got)
+	}
+	// The session's end drops them; a new session has none.
+	c.Close(ctx)
+	c = ts.conn(t)
+	_, err = c.Exec(ctx, "SELECT * FROM tt")
+	wantErr(t, "temp table after its session", err, "42P01", `relation "tt" does not exist`)
+	ts.stop()
+	// Nothing of them in the warehouse.
+	out, _ := exec.Command("grep", "-rl", "tt2", dir).CombinedOutput()
+	if strings.TrimSpace(string(out)) != "" {
+		t.Errorf("temporary table names found in the data directory: %s", out)
 	}
 }
