@@ -215,6 +215,20 @@ func (s *session) planNamespace(ctx context.Context, st *bsql.Statement) (plan, 
 					return pgerr.New("2BP01", "cannot drop schema %s because other objects depend on it", name).
 						WithDetail("%s", strings.Join(deps, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 				}
+				// Views elsewhere that read the schema's relations go too.
+				targets := make([]*catalog.Entry, len(inSchema))
+				for i := range inSchema {
+					targets[i] = &inSchema[i]
+				}
+				outside, _, err := s.dependents(ctx, targets)
+				if err != nil {
+					return err
+				}
+				for i := len(outside) - 1; i >= 0; i-- {
+					if err := s.dropRelation(ctx, outside[i]); err != nil {
+						return err
+					}
+				}
 				for i := range inSchema {
 					if err := s.dropRelation(ctx, &inSchema[i]); err != nil {
 						return err

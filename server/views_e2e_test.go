@@ -66,6 +66,21 @@ func TestViews(t *testing.T) {
 			}
 		}
 	}
+	var err error
+	// A view means the relations it named when it was created, whatever
+	// the reader's search_path.
+	mustExec(t, c, "CREATE SCHEMA s1")
+	mustExec(t, c, "CREATE TABLE s1.t (z text)")
+	mustExec(t, c, "INSERT INTO s1.t VALUES ('in s1')")
+	mustExec(t, c, "SET search_path = s1", simple)
+	mustExec(t, c, "CREATE VIEW public.sv AS SELECT z FROM t", simple)
+	mustExec(t, c, "RESET search_path", simple)
+	if got := queryStrings(t, c, "SELECT z FROM sv", simple); fmt.Sprint(got) != "[in s1]" {
+		t.Errorf("view made under another search_path: %v", got)
+	}
+	mustExec(t, c, "DROP SCHEMA s1 CASCADE") // sv reads s1.t: it goes too
+	_, err = c.Exec(ctx, "DROP VIEW sv")
+	wantErr(t, "view of a dropped schema", err, "42P01", `view "sv" does not exist`)
 	// Result columns carry the view's types.
 	rows, err := c.Query(ctx, "SELECT * FROM v2")
 	if err != nil {
