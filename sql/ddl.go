@@ -14,8 +14,8 @@ type CreateTable struct {
 	Schema, Name string
 	IfNotExists  bool
 	// Temp: CREATE TEMP TABLE (ON COMMIT PRESERVE ROWS).
-	Temp bool
-	Columns      []ColumnDef
+	Temp    bool
+	Columns []ColumnDef
 }
 
 // ColumnDef is one column of CREATE TABLE.
