@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/bsdb/bsdb-pg/acl"
+	"github.com/bsdb/bsdb-pg/internal/crash"
 	"github.com/bsdb/bsdb-pg/pgcatalog"
 	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/pgtypes"
@@ -512,7 +513,7 @@ func (s *session) planCreateTableAs(ctx context.Context, st *bsql.Statement, que
 		if err := s.requireSchema(ctx, a, id.Schema, acl.Create); err != nil {
 			return err
 		}
-		if _, err := s.eng.Catalog().Table(ctx, id); err == nil {
+		if e, err := s.eng.Catalog().Table(ctx, id); err == nil && (!e.Creating || s.eng.IsOpen(id)) {
 			if ifNotExists {
 				if err := w.Notice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.DuplicateTable, Message: fmt.Sprintf("relation \"%s\" already exists, skipping", id.Name)}); err != nil {
 					return err
@@ -525,7 +526,7 @@ func (s *session) planCreateTableAs(ctx context.Context, st *bsql.Statement, que
 		if err != nil {
 			return err
 		}
-		created, err := s.eng.CreateTable(ctx, id, sch, ifNotExists, catalog.OwnedBy(s.currentRole))
+		created, err := s.eng.CreateTable(ctx, id, sch, ifNotExists, catalog.OwnedBy(s.currentRole), catalog.Creating())
 		s.b.sec.forget(tableKey(id))
 		if err != nil {
 			return err
@@ -548,6 +549,12 @@ func (s *session) planCreateTableAs(ctx context.Context, st *bsql.Statement, que
 				return err
 			}
 		}
+		// Until here a crash leaves no table (the entry is Creating).
+		crash.Point(crash.CTASAfterFill)
+		if err := s.eng.FinishCreate(ctx, id); err != nil {
+			return err
+		}
+		s.b.sec.forget(tableKey(id))
 		return w.Complete(fmt.Sprintf("SELECT %d", n))
 	}}, nil
 }

@@ -60,6 +60,10 @@ type Entry struct {
 	Kind string `json:"kind,omitempty"`
 	// View is a view's definition (Kind KindView); a view has no Prefix.
 	View *ViewDef `json:"view,omitempty"`
+	// Creating: a table of CREATE TABLE AS still being filled (created
+	// with Creating, cleared by FinishCreate). An entry left so by a crash
+	// is no table: it does not open, and a CREATE of its name replaces it.
+	Creating bool `json:"creating,omitempty"`
 }
 
 // KindView is Entry.Kind of a view (PostgreSQL's relkind 'v').
@@ -140,6 +144,12 @@ type CreateOption func(*createOptions)
 type createOptions struct {
 	owner    uint32
 	ownerSet bool
+	creating bool
+}
+
+// Creating marks a created table as being filled (Entry.Creating).
+func Creating() CreateOption {
+	return func(o *createOptions) { o.creating = true }
 }
 
 // OwnedBy makes role the owner of the created object (default: the

@@ -166,7 +166,8 @@ func (c *Catalog) CreateTable(ctx context.Context, id TableID, opts ...CreateOpt
 	if err != nil {
 		return nil, err
 	}
-	e := &Entry{ID: id, UUID: uuid.NewString(), OID: oid, Prefix: prefix, CreatedMS: c.now().UnixMilli(), Owner: applyCreate(opts).owner}
+	o := applyCreate(opts)
+	e := &Entry{ID: id, UUID: uuid.NewString(), OID: oid, Prefix: prefix, CreatedMS: c.now().UnixMilli(), Owner: o.owner, Creating: o.creating}
 	if err := c.create(ctx, tableKey(id), "table "+id.String(), e); err != nil {
 		return nil, err
 	}
