@@ -27,6 +27,9 @@ var tempOIDs atomic.Uint32
 
 const firstTempOID = 4_000_000_000
 
+// TempOID hands out an OID for a temporary object (a temporary view).
+func TempOID() uint32 { return firstTempOID + tempOIDs.Add(1) }
+
 // CreateTempTable creates a temporary table named id with schema sch.
 func (e *Engine) CreateTempTable(ctx context.Context, id catalog.TableID, sch *schema.Schema, owner uint32) (*Table, error) {
 	n := tempOIDs.Add(1)

@@ -171,8 +171,11 @@ func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, err
 		}
 		snap.Tables = append(snap.Tables, pt)
 	}
-	if len(s.temp.tables) > 0 {
+	if len(s.temp.tables) > 0 || len(s.temp.views) > 0 {
 		ts := s.tempSchema()
+		for _, e := range s.temp.views {
+			snap.Tables = append(snap.Tables, viewTable(e, rs, nil))
+		}
 		snap.Schemas = append(snap.Schemas, ts)
 		snap.SchemaACL[ts] = pgcatalog.Object{Owner: s.currentRole}
 		snap.SearchPath = append([]string{ts}, snap.SearchPath...)

@@ -172,6 +172,9 @@ func (s *session) accessTableAs(ctx context.Context, role uint32, schemaName, na
 	if t := s.tempTable(schemaName, name); t != nil {
 		return t, nil // the session's own (temp.go)
 	}
+	if s.tempView(schemaName, name) != nil {
+		return nil, errViewTarget(name, want)
+	}
 	id, a, err := s.lookupTableAs(ctx, role, schemaName, name)
 	if err != nil {
 		return nil, err

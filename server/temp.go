@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"sync"
 
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
 	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/planner"
 	"github.com/bsdb/bsdb-pg/storage/catalog"
@@ -23,6 +25,7 @@ import (
 type tempState struct {
 	n      int // N of pg_temp_N; 0 = no slot yet
 	tables map[string]*planner.Table
+	views  map[string]*catalog.Entry // temporary views (CREATE TEMP VIEW)
 }
 
 // tempSlots hands out the N of pg_temp_N: the lowest free one, as
@@ -57,6 +60,44 @@ func (s *session) isTempSchema(name string) bool {
 
 // tempTable is the session's temporary table a (possibly qualified) name
 // means, or nil.
+func (s *session) tempView(schemaName, name string) *catalog.Entry {
+	if len(s.temp.views) == 0 || (schemaName != "" && !s.isTempSchema(schemaName)) {
+		return nil
+	}
+	return s.temp.views[name]
+}
+
+// createTempView is CREATE [OR REPLACE] TEMP VIEW: the view lives in the
+// session only, in pg_temp_N.
+func (s *session) createTempView(rv *pg_query.RangeVar, def *catalog.ViewDef, replace bool) error {
+	if rv.Schemaname != "" && !s.isTempSchema(rv.Schemaname) {
+		return pgerr.New("42P16", "cannot create temporary relation in non-temporary schema")
+	}
+	name := rv.Relname
+	if s.temp.tables[name] != nil {
+		if replace {
+			return pgerr.New("42809", "\"%s\" is not a view", name)
+		}
+		return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", name)
+	}
+	if old := s.temp.views[name]; old != nil {
+		if !replace {
+			return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", name)
+		}
+		if err := checkViewColumns(old.View.Columns, def.Columns); err != nil {
+			return err
+		}
+		old.View = def
+		return nil
+	}
+	if s.temp.views == nil {
+		s.temp.views = map[string]*catalog.Entry{}
+	}
+	s.temp.views[name] = &catalog.Entry{ID: catalog.TableID{Database: s.db, Schema: s.tempSchema(), Name: name},
+		OID: planner.TempOID(), Owner: s.currentRole, Kind: catalog.KindView, View: def}
+	return nil
+}
+
 func (s *session) tempTable(schemaName, name string) *planner.Table {
 	if len(s.temp.tables) == 0 || (schemaName != "" && !s.isTempSchema(schemaName)) {
 		return nil
@@ -69,6 +110,9 @@ func (s *session) tempTable(schemaName, name string) *planner.Table {
 func (s *session) createTempTable(ctx context.Context, schemaName, name string, sch *schema.Schema, ifNotExists bool) (*planner.Table, bool, error) {
 	if schemaName != "" && !s.isTempSchema(schemaName) {
 		return nil, false, pgerr.New("42P16", "cannot create temporary relation in non-temporary schema")
+	}
+	if s.temp.views[name] != nil {
+		return nil, false, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", name)
 	}
 	if t := s.temp.tables[name]; t != nil {
 		if ifNotExists {
@@ -98,6 +142,7 @@ func (s *session) dropTempTable(ctx context.Context, t *planner.Table) {
 // dropTempTables drops every temporary table of the session (its end,
 // DISCARD ALL / TEMP) and frees its pg_temp_N.
 func (s *session) dropTempTables(ctx context.Context) {
+	s.temp.views = nil
 	for _, t := range s.temp.tables {
 		s.dropTempTable(ctx, t)
 	}

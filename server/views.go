@@ -46,6 +46,9 @@ func (b *binder) role() uint32 {
 
 // LookupView implements bsql.ViewCatalog.
 func (b *binder) LookupView(schemaName, name string) (*bsql.ViewInfo, error) {
+	if e := b.s.tempView(schemaName, name); e != nil {
+		return viewInfo(e), nil
+	}
 	if b.s.tempTable(schemaName, name) != nil || b.s.isTempSchema(schemaName) {
 		return nil, nil // a temporary table hides the search path (temp.go)
 	}
@@ -69,11 +72,15 @@ func (b *binder) LookupView(schemaName, name string) (*bsql.ViewInfo, error) {
 	if !b.describeOnly && !a.super() && acl.ObjectMask(acl.Table, o.acl, o.owner, a.role, acl.Select, a.m) != acl.Select {
 		return nil, errPermission("view", id.Name)
 	}
-	v := &bsql.ViewInfo{Schema: id.Schema, Name: id.Name, Query: o.view.Query, Owner: o.owner}
-	for _, c := range o.view.Columns {
+	return viewInfo(&catalog.Entry{ID: id, Owner: o.owner, View: o.view}), nil
+}
+
+func viewInfo(e *catalog.Entry) *bsql.ViewInfo {
+	v := &bsql.ViewInfo{Schema: e.ID.Schema, Name: e.ID.Name, Query: e.View.Query, Owner: e.Owner}
+	for _, c := range e.View.Columns {
 		v.Columns = append(v.Columns, bsql.ColumnInfo{Name: c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod})
 	}
-	return v, nil
+	return v
 }
 
 // EnterView implements bsql.ViewCatalog.
@@ -173,8 +180,6 @@ func (s *session) queryColumns(ctx context.Context, query *pg_query.Node) ([]res
 func (s *session) planCreateView(ctx context.Context, vs *pg_query.ViewStmt) (plan, error) {
 	rv := vs.View
 	switch {
-	case rv.Relpersistence == "t":
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "temporary views are not supported")
 	case rv.Relpersistence == "u":
 		return nil, pgerr.New(pgerr.SyntaxError, "views cannot be unlogged because they do not have storage")
 	case rv.Catalogname != "" && rv.Catalogname != s.db:
@@ -189,18 +194,8 @@ func (s *session) planCreateView(ctx context.Context, vs *pg_query.ViewStmt) (pl
 	if err := s.ddlAllowed("CREATE VIEW"); err != nil {
 		return nil, err
 	}
+	temp := rv.Relpersistence == "t"
 	return tagOnly("CREATE VIEW", func(ctx context.Context) error {
-		a, err := s.authz(ctx)
-		if err != nil {
-			return err
-		}
-		id, err := s.creationID(ctx, a, rv.Schemaname, rv.Relname)
-		if err != nil {
-			return err
-		}
-		if err := s.requireSchema(ctx, a, id.Schema, acl.Create); err != nil {
-			return err
-		}
 		cols, vq, err := s.queryColumns(ctx, vs.Query)
 		if err != nil {
 			return err
@@ -226,11 +221,29 @@ func (s *session) planCreateView(ctx context.Context, vs *pg_query.ViewStmt) (pl
 			def.Columns = append(def.Columns, catalog.ViewColumn{Name: name, TypeOID: oid, TypeMod: mod})
 		}
 		for _, d := range vq.Deps {
-			if s.isTempSchema(d[0]) {
-				return pgerr.New(pgerr.FeatureNotSupported, "temporary views are not supported").
-					WithDetail("The view would read the temporary table \"%s\".", d[1])
+			if s.isTempSchema(d[0]) && !temp {
+				// PostgreSQL makes a view of temporary relations temporary.
+				if rv.Schemaname != "" && !s.isTempSchema(rv.Schemaname) {
+					return pgerr.New("42P16", "cannot create temporary relation in non-temporary schema")
+				}
+				temp = true
+				s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.SuccessfulCompletion, Message: fmt.Sprintf("view \"%s\" will be a temporary view", rv.Relname)})
 			}
 			def.Deps = append(def.Deps, catalog.TableID{Database: s.db, Schema: d[0], Name: d[1]})
+		}
+		if temp {
+			return s.createTempView(rv, def, vs.Replace)
+		}
+		a, err := s.authz(ctx)
+		if err != nil {
+			return err
+		}
+		id, err := s.creationID(ctx, a, rv.Schemaname, rv.Relname)
+		if err != nil {
+			return err
+		}
+		if err := s.requireSchema(ctx, a, id.Schema, acl.Create); err != nil {
+			return err
 		}
 		defer s.b.sec.forget(tableKey(id))
 		cat := s.eng.Catalog()
@@ -375,6 +388,13 @@ func (s *session) planDropRelations(ctx context.Context, ds *pg_query.DropStmt, 
 				sc, name = names[1], names[2]
 			default:
 				return pgerr.New(pgerr.SyntaxError, "improper qualified name (too many dotted names): %s", strings.Join(names, "."))
+			}
+			if e := s.tempView(sc, name); e != nil {
+				if !views {
+					return pgerr.New("42809", "\"%s\" is not a table", name).WithHint("Use DROP VIEW to remove a view.")
+				}
+				delete(s.temp.views, name)
+				continue
 			}
 			if t := s.tempTable(sc, name); t != nil {
 				if views {

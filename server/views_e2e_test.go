@@ -390,8 +390,22 @@ func TestTempTables(t *testing.T) {
 	if tag := mustExec(t, c, "SELECT x INTO TEMP tt2 FROM tt WHERE x > 30"); tag.String() != "SELECT 2" {
 		t.Errorf("SELECT INTO TEMP: %q", tag)
 	}
-	_, err = c.Exec(ctx, "CREATE VIEW vv AS SELECT * FROM tt")
-	wantErr(t, "view over a temporary table", err, "0A000", "temporary views are not supported")
+	// A view of a temporary table is temporary (PostgreSQL's NOTICE).
+	mustExec(t, c, "CREATE VIEW vv AS SELECT x FROM tt WHERE x > 20")
+	mustExec(t, c, "CREATE TEMP VIEW vv2 (y) AS SELECT x / 10 FROM vv")
+	if got := fmt.Sprint(queryStrings(t, c, "SELECT y FROM vv2 ORDER BY 1")); got != "[3 4 6]" {
+		t.Errorf("temporary views: %s", got)
+	}
+	if got := fmt.Sprint(queryStrings(t, c, "SELECT relkind::text, nspname LIKE 'pg_temp_%' FROM pg_class c JOIN pg_namespace n ON n.oid = relnamespace WHERE relname = 'vv2'")); got != "[v|true]" {
+		t.Errorf("temporary view in pg_class: %s", got)
+	}
+	_, err = other.Exec(ctx, "SELECT * FROM vv2")
+	wantErr(t, "temporary view from another session", err, "42P01", `relation "vv2" does not exist`)
+	_, err = c.Exec(ctx, "DROP TABLE vv2")
+	wantErr(t, "DROP TABLE of a temporary view", err, "42809", `"vv2" is not a table`)
+	_, err = c.Exec(ctx, "INSERT INTO vv2 VALUES (1)")
+	wantErr(t, "INSERT into a temporary view", err, "0A000", `cannot insert into view "vv2"`)
+	mustExec(t, c, "DROP VIEW vv2")
 	_, err = c.Exec(ctx, "CREATE TEMP TABLE public.x (a int)")
 	wantErr(t, "temp in a schema", err, "42P16", "cannot create temporary relation in non-temporary schema")
 	_, err = c.Exec(ctx, "CREATE TEMP TABLE t (a int)")
