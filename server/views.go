@@ -93,6 +93,23 @@ func (b *binder) LeaveView(*bsql.ViewInfo) {
 	}
 }
 
+// isView reports whether a relation name means a view (for COPY, which
+// PostgreSQL refuses on views).
+func (s *session) isView(ctx context.Context, schemaName, name string) bool {
+	if s.tempView(schemaName, name) != nil {
+		return true
+	}
+	if s.tempTable(schemaName, name) != nil {
+		return false
+	}
+	id, _, err := s.lookupTable(ctx, schemaName, name)
+	if err != nil || s.eng.IsOpen(id) {
+		return false
+	}
+	o, err := s.b.sec.table(ctx, id)
+	return err == nil && o.view != nil
+}
+
 // errViewTarget is the error for writing into a view: PostgreSQL's for a
 // view that is not automatically updatable (this server updates none).
 func errViewTarget(name string, want acl.Mode) error {

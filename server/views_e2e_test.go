@@ -134,6 +134,14 @@ func TestViews(t *testing.T) {
 	wantErr(t, "INSERT into a view", err, "0A000", `cannot insert into view "v"`)
 	_, err = c.Exec(ctx, "TRUNCATE v")
 	wantErr(t, "TRUNCATE a view", err, "42809", `"v" is not a table`)
+	_, err = c.PgConn().CopyTo(ctx, &strings.Builder{}, "COPY v TO STDOUT")
+	wantErr(t, "COPY a view TO", err, "42809", `cannot copy from view "v"`, "", "Try the COPY (SELECT ...) TO variant.")
+	_, err = c.CopyFrom(ctx, pgx.Identifier{"v"}, []string{"a"}, pgx.CopyFromRows([][]any{{int32(1)}}))
+	wantErr(t, "COPY a view FROM", err, "42809", `cannot copy to view "v"`)
+	var sb strings.Builder
+	if _, err := c.PgConn().CopyTo(ctx, &sb, "COPY (SELECT a FROM v ORDER BY a) TO STDOUT"); err != nil || sb.String() != "1\n2\n" {
+		t.Errorf("COPY (SELECT ... FROM v): %q %v", sb.String(), err)
+	}
 
 	// Catalogs.
 	for _, tc := range []struct{ q, want string }{
