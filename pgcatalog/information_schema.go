@@ -33,6 +33,10 @@ func init() {
 		commit_action:text`, func(s *Snapshot, _ *Facts) [][]any {
 		var rows [][]any
 		for _, t := range shownTables(s, acl.Table.AllRights()) {
+			if t.View {
+				rows = append(rows, []any{s.Database, t.Schema, t.Name, "VIEW", nil, nil, nil, nil, nil, "NO", "NO", nil})
+				continue
+			}
 			rows = append(rows, []any{s.Database, t.Schema, t.Name, "BASE TABLE", nil, nil, nil, nil, nil, "YES", "NO", nil})
 		}
 		return rows
@@ -90,9 +94,21 @@ func init() {
 			}
 			return rows
 		})
-	register("information_schema", "views", true, `table_catalog:name table_schema:name table_name:name
+	register("information_schema", "views", false, `table_catalog:name table_schema:name table_name:name
 		view_definition:text check_option:text is_updatable:text is_insertable_into:text is_trigger_updatable:text
-		is_trigger_deletable:text is_trigger_insertable_into:text`, none)
+		is_trigger_deletable:text is_trigger_insertable_into:text`, func(s *Snapshot, _ *Facts) [][]any {
+		var rows [][]any
+		for _, t := range shownTables(s, acl.Table.AllRights()) {
+			if t.View {
+				var def any
+				if !t.Restricted || t.Privileges != 0 && t.Privileges == acl.Table.AllRights() {
+					def = t.ViewDef // PostgreSQL shows it to the owner only
+				}
+				rows = append(rows, []any{s.Database, t.Schema, t.Name, def, "NONE", "NO", "NO", "NO", "NO", "NO"})
+			}
+		}
+		return rows
+	})
 	register("information_schema", "routines", true, `specific_catalog:name specific_schema:name specific_name:name
 		routine_catalog:name routine_schema:name routine_name:name routine_type:text data_type:text
 		type_udt_catalog:name type_udt_schema:name type_udt_name:name routine_body:text routine_definition:text

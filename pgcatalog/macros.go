@@ -132,6 +132,8 @@ func macros(f Facts) []string {
 			 ELSE _mc.relname = trim(s, '"') AND EXISTS (SELECT 1 FROM %[3]s _mv WHERE _mv.oid = _mc.oid) END
 			 ORDER BY _mc.oid LIMIT 1),
 			CASE WHEN regexp_full_match(s, '[0-9]+') THEN CAST(s AS BIGINT) ELSE error('relation "' || s || '" does not exist') END)`, cls, ns, vis)},
+		{"pg_get_viewdef", fmt.Sprintf("(o) AS (SELECT def FROM %[1]s _md WHERE _md.oid = %[2]s), (o, p) AS (SELECT def FROM %[1]s _md WHERE _md.oid = %[2]s)",
+			defs, "coalesce(TRY_CAST(o AS BIGINT), "+MacroPrefix+"regclass_in(CAST(o AS VARCHAR)))")},
 		{"regclass_out", fmt.Sprintf(`(o) AS coalesce((SELECT CASE WHEN EXISTS (SELECT 1 FROM %[3]s _mv WHERE _mv.oid = _mc.oid) THEN _mc.relname
 			ELSE _mn.nspname || '.' || _mc.relname END FROM %[1]s _mc JOIN %[2]s _mn ON _mn.oid = _mc.relnamespace WHERE _mc.oid = o), CAST(o AS VARCHAR))`, cls, ns, vis)},
 		{"regtype_in", fmt.Sprintf(`(s) AS coalesce((SELECT _mx.oid FROM %[1]s _mx WHERE _mx.fmt = lower(s) ORDER BY _mx.oid LIMIT 1),

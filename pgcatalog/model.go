@@ -90,6 +90,10 @@ type Table struct {
 	// the table; every privilege when it has the owner's); false: shown.
 	Restricted bool
 	Privileges acl.Mode
+	// View: a view (relkind 'v') whose definition pg_get_viewdef prints
+	// is ViewDef; false: a table.
+	View    bool
+	ViewDef string
 }
 
 // Column is one column of a table.

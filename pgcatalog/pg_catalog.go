@@ -128,7 +128,7 @@ func init() {
 	register("pg_catalog", "pg_locks", true, `locktype:text database:oid relation:oid page:int4 tuple:int2 virtualxid:text
 		transactionid:text classid:oid objid:oid objsubid:int2 virtualtransaction:text pid:int4 mode:text
 		granted:bool fastpath:bool waitstart:timestamptz`, none)
-	register("pg_catalog", "pg_views", true, "schemaname:name viewname:name viewowner:name definition:text", none)
+	register("pg_catalog", "pg_views", false, "schemaname:name viewname:name viewowner:name definition:text", viewsRows)
 	register("pg_catalog", "pg_matviews", true, "schemaname:name matviewname:name matviewowner:name tablespace:name hasindexes:bool ispopulated:bool definition:text", none)
 	register("pg_catalog", "pg_sequence", true, "seqrelid:oid seqtypid:oid seqstart:int8 seqincrement:int8 seqmax:int8 seqmin:int8 seqcache:int8 seqcycle:bool", none)
 	register("pg_catalog", "pg_policy", true, `oid:oid polname:name polrelid:oid polcmd:char polpermissive:bool
@@ -261,6 +261,10 @@ func classRows(s *Snapshot, _ *Facts) [][]any {
 	}
 	for _, t := range sortedTables(s.Tables) {
 		ns := SchemaOID(t.Schema)
+		if t.View {
+			rows = append(rows, row(t.OID, t.Name, ns, tableOwner(t), 0, "v", len(t.Columns), false, aclArray(t.ACL)))
+			continue
+		}
 		rows = append(rows, row(t.OID, t.Name, ns, tableOwner(t), OIDHeapAM, "r", len(t.Columns), len(t.PrimaryKey) > 0, aclArray(t.ACL)))
 		if len(t.PrimaryKey) > 0 {
 			rows = append(rows, row(PKIndexOID(t.OID), t.Name+"_pkey", ns, tableOwner(t), OIDBtreeAM, "i", len(t.PrimaryKey), false, nil))
@@ -421,6 +425,9 @@ func indexesRows(s *Snapshot, _ *Facts) [][]any {
 func defRows(s *Snapshot, _ *Facts) [][]any {
 	var rows [][]any
 	for _, t := range sortedTables(s.Tables) {
+		if t.View {
+			rows = append(rows, []any{int64(t.OID), t.ViewDef})
+		}
 		if len(t.PrimaryKey) > 0 {
 			rows = append(rows, []any{int64(PKIndexOID(t.OID)), indexDef(t)})
 			rows = append(rows, []any{int64(PKConstraintOID(t.OID)), "PRIMARY KEY (" + quoteList(t.PrimaryKey) + ")"})
@@ -522,7 +529,19 @@ func activityRows(s *Snapshot, _ *Facts) [][]any {
 func tablesRows(s *Snapshot, _ *Facts) [][]any {
 	var rows [][]any
 	for _, t := range sortedTables(s.Tables) {
-		rows = append(rows, []any{t.Schema, t.Name, roleName(s, tableOwner(t)), nil, len(t.PrimaryKey) > 0, false, false, false})
+		if !t.View {
+			rows = append(rows, []any{t.Schema, t.Name, roleName(s, tableOwner(t)), nil, len(t.PrimaryKey) > 0, false, false, false})
+		}
+	}
+	return rows
+}
+
+func viewsRows(s *Snapshot, _ *Facts) [][]any {
+	var rows [][]any
+	for _, t := range sortedTables(s.Tables) {
+		if t.View {
+			rows = append(rows, []any{t.Schema, t.Name, roleName(s, tableOwner(t)), t.ViewDef})
+		}
 	}
 	return rows
 }

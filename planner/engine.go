@@ -441,6 +441,14 @@ func (e *Engine) openTable(ctx context.Context, id catalog.TableID) (*Table, err
 		}
 		return nil, err
 	}
+	if ent.IsView() {
+		return nil, notATable(id)
+	}
+	if ent.Creating {
+		// Left by a CREATE TABLE AS that did not finish (or being filled
+		// by another process): no table yet.
+		return nil, undefinedTable(id)
+	}
 	tt, err := txn.Open(ctx, e.txnOptions(ent.Prefix))
 	if err != nil {
 		// The operator must see this in the server log, not only the client
@@ -459,9 +467,30 @@ func undefinedTable(id catalog.TableID) *pgerr.Error {
 	return pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", id.Name)
 }
 
+// FinishCreate makes a table created with catalog.Creating a table like
+// any other (its CREATE TABLE AS filled it).
+func (e *Engine) FinishCreate(ctx context.Context, id catalog.TableID) error {
+	_, err := e.cat.UpdateTable(ctx, id, func(ent *catalog.Entry) error {
+		ent.Creating = false
+		return nil
+	})
+	return err
+}
+
+// notATable is PostgreSQL's 42809 for a view where a table is needed.
+func notATable(id catalog.TableID) *pgerr.Error {
+	return pgerr.New("42809", "\"%s\" is not a table", id.Name)
+}
+
 // CreateTable creates a table. ifNotExists: an existing table is not an
 // error (created=false). create goes to the catalog (catalog.OwnedBy).
 func (e *Engine) CreateTable(ctx context.Context, id catalog.TableID, sch *schema.Schema, ifNotExists bool, create ...catalog.CreateOption) (created bool, err error) {
+	if ent, err := e.cat.Table(ctx, id); err == nil && ent.Creating && !e.IsOpen(id) {
+		// What a CREATE TABLE AS interrupted by a crash left: garbage.
+		if err := e.DropTable(ctx, id); err != nil {
+			return false, err
+		}
+	}
 	if _, err := e.cat.Table(ctx, id); err == nil {
 		if ifNotExists {
 			return false, nil
@@ -569,6 +598,9 @@ func (e *Engine) DropTable(ctx context.Context, id catalog.TableID) error {
 		}
 		return err
 	}
+	if ent.IsView() {
+		return notATable(id)
+	}
 	e.mu.Lock()
 	t := e.tables[id]
 	delete(e.tables, id)
@@ -603,6 +635,11 @@ func (e *Engine) deletePrefix(ctx context.Context, prefix string) {
 // ListTables lists the tables of a database.
 func (e *Engine) ListTables(ctx context.Context, db string) ([]catalog.Entry, error) {
 	return e.cat.ListTables(ctx, db)
+}
+
+// ListRelations lists the tables and views of a database.
+func (e *Engine) ListRelations(ctx context.Context, db string) ([]catalog.Entry, error) {
+	return e.cat.ListRelations(ctx, db)
 }
 
 // TableSchema returns the schema of a table without opening it for writes

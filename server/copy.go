@@ -172,6 +172,10 @@ func (s *session) copyTarget(ctx context.Context, spec *copySpec) (*planner.Tabl
 	if spec.rel == nil {
 		return nil, nil, nil, pgerr.New(pgerr.FeatureNotSupported, "COPY FROM needs a table")
 	}
+	if s.isView(ctx, spec.rel.Schemaname, spec.rel.Relname) {
+		return nil, nil, nil, pgerr.New("42809", "cannot copy to view \"%s\"", spec.rel.Relname).
+			WithHint("To enable copying to a view, provide an INSTEAD OF INSERT trigger.")
+	}
 	t, err := s.accessTable(ctx, spec.rel.Schemaname, spec.rel.Relname, acl.Insert)
 	if err != nil {
 		return nil, nil, nil, err
@@ -493,6 +497,10 @@ func (s *session) copyTo(ctx context.Context, st *bsql.Statement, spec *copySpec
 	if spec.query != nil {
 		sel = &bsql.Statement{Text: st.Text, Kind: bsql.KindSelect, Tree: spec.query, Tag: "SELECT"}
 	} else {
+		if s.isView(ctx, spec.rel.Schemaname, spec.rel.Relname) {
+			return 0, pgerr.New("42809", "cannot copy from view \"%s\"", spec.rel.Relname).
+				WithHint("Try the COPY (SELECT ...) TO variant.")
+		}
 		cols := "*"
 		if len(spec.columns) > 0 {
 			q := make([]string, len(spec.columns))

@@ -62,6 +62,15 @@ func (s *session) planCreateTable(ctx context.Context, st *bsql.Statement) (plan
 	if rv := st.Tree.GetCreateStmt().GetRelation(); rv != nil {
 		loc = int(rv.Location) + 1
 	}
+	if ct.Temp {
+		return tagOnly("CREATE TABLE", func(ctx context.Context) error {
+			_, created, err := s.createTempTable(ctx, ct.Schema, ct.Name, sch, ct.IfNotExists)
+			if err == nil && !created {
+				return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.DuplicateTable, Message: fmt.Sprintf("relation \"%s\" already exists, skipping", ct.Name)})
+			}
+			return err
+		}), nil
+	}
 	return tagOnly("CREATE TABLE", func(ctx context.Context) error {
 		id, a, err := s.lookupTable(ctx, ct.Schema, ct.Name)
 		if err != nil {
@@ -131,62 +140,10 @@ func rangeVarName(rv *pg_query.RangeVar) (string, string) {
 
 func (s *session) planDropTable(ctx context.Context, st *bsql.Statement) (plan, error) {
 	ds := st.Tree.GetDropStmt()
-	if ds == nil {
+	if ds == nil || ds.RemoveType != pg_query.ObjectType_OBJECT_TABLE {
 		return nil, st.Unsupported()
 	}
-	if ds.RemoveType != pg_query.ObjectType_OBJECT_TABLE {
-		return nil, st.Unsupported()
-	}
-	if err := s.ddlAllowed("DROP TABLE"); err != nil {
-		return nil, err
-	}
-	return tagOnly("DROP TABLE", func(ctx context.Context) error {
-		for _, obj := range ds.Objects {
-			var names []string
-			for _, n := range obj.GetList().GetItems() {
-				names = append(names, nodeString(n))
-			}
-			var sc, name string
-			switch len(names) {
-			case 1:
-				name = names[0]
-			case 2:
-				sc, name = names[0], names[1]
-			case 3:
-				if names[0] != s.db {
-					return pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s", strings.Join(names, "."))
-				}
-				sc, name = names[1], names[2]
-			}
-			id, a, err := s.lookupTable(ctx, sc, name)
-			if err != nil {
-				return err
-			}
-			err = s.requireTableOwner(ctx, a, id, true)
-			if err == nil {
-				err = s.eng.DropTable(ctx, id)
-				s.b.sec.forget(tableKey(id))
-				if err == nil {
-					err = s.dropOwnedSequences(ctx, id) // sequence.go
-				}
-			}
-			if err != nil {
-				if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.UndefinedTable {
-					if sq, _ := s.findSequence(ctx, sc, name, false); sq != nil {
-						return pgerr.New("42809", "\"%s\" is not a table", name).WithHint("Use DROP SEQUENCE to remove a sequence.")
-					}
-					if ds.MissingOk {
-						s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.SuccessfulCompletion, Message: fmt.Sprintf("table \"%s\" does not exist, skipping", name)})
-						continue
-					}
-					// DROP TABLE says "table", not "relation".
-					return pgerr.New(pgerr.UndefinedTable, "table \"%s\" does not exist", name)
-				}
-				return err
-			}
-		}
-		return nil
-	}), nil
+	return s.planDropRelations(ctx, ds, false) // views.go
 }
 
 func (s *session) planTruncate(ctx context.Context, st *bsql.Statement) (plan, error) {
@@ -276,7 +233,7 @@ func (s *session) planNamespace(ctx context.Context, st *bsql.Statement) (plan, 
 				if o, err := s.b.sec.schema(ctx, s.db, name); err == nil && !a.owns(o.owner) {
 					return errNotOwner("schema", name)
 				}
-				tables, err := s.eng.ListTables(ctx, s.db)
+				tables, err := s.eng.ListRelations(ctx, s.db)
 				if err != nil {
 					return err
 				}
@@ -293,7 +250,11 @@ func (s *session) planNamespace(ctx context.Context, st *bsql.Statement) (plan, 
 				if (len(inSchema) > 0 || len(seqs) > 0) && !cascade {
 					deps := make([]string, len(inSchema))
 					for i, e := range inSchema {
-						deps[i] = fmt.Sprintf("table %s.%s depends on schema %s", e.ID.Schema, e.ID.Name, name)
+						kind := "table"
+						if e.IsView() {
+							kind = "view"
+						}
+						deps[i] = fmt.Sprintf("%s %s.%s depends on schema %s", kind, e.ID.Schema, e.ID.Name, name)
 					}
 					for _, q := range seqs {
 						deps = append(deps, fmt.Sprintf("sequence %s.%s depends on schema %s", q.ID.Schema, q.ID.Name, name))
@@ -301,11 +262,24 @@ func (s *session) planNamespace(ctx context.Context, st *bsql.Statement) (plan, 
 					return pgerr.New("2BP01", "cannot drop schema %s because other objects depend on it", name).
 						WithDetail("%s", strings.Join(deps, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 				}
-				for _, e := range inSchema {
-					if err := s.eng.DropTable(ctx, e.ID); err != nil {
+				// Views elsewhere that read the schema's relations go too.
+				targets := make([]*catalog.Entry, len(inSchema))
+				for i := range inSchema {
+					targets[i] = &inSchema[i]
+				}
+				outside, _, err := s.dependents(ctx, targets)
+				if err != nil {
+					return err
+				}
+				for i := len(outside) - 1; i >= 0; i-- {
+					if err := s.dropRelation(ctx, outside[i]); err != nil {
 						return err
 					}
-					s.b.sec.forget(tableKey(e.ID))
+				}
+				for i := range inSchema {
+					if err := s.dropRelation(ctx, &inSchema[i]); err != nil {
+						return err
+					}
 				}
 				if err := s.dropSequenceRecords(ctx, seqs); err != nil {
 					return err
@@ -394,12 +368,12 @@ func (s *session) planNamespace(ctx context.Context, st *bsql.Statement) (plan, 
 				return pgerr.New(pgerr.ObjectInUse, "cannot drop the currently open database")
 			}
 			defer s.b.sec.forget(dbKey(dd.Dbname))
-			tables, err := s.eng.ListTables(ctx, dd.Dbname)
+			tables, err := s.eng.ListRelations(ctx, dd.Dbname)
 			if err != nil && !errors.Is(err, catalog.ErrNotFound) {
 				return err
 			}
-			for _, e := range tables {
-				if err := s.eng.DropTable(ctx, e.ID); err != nil {
+			for i := range tables {
+				if err := s.dropRelation(ctx, &tables[i]); err != nil {
 					return err
 				}
 			}

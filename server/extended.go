@@ -268,6 +268,13 @@ func (s *session) Bind(ctx context.Context, stmt pgwire.Statement, portalName st
 		s.fail()
 		return nil, s.decorate(ctx, err, ps.st)
 	}
+	if ps.st.Kind == bsql.KindSelect && ps.cols != nil && len(pl.Columns()) != len(ps.cols) {
+		// A view replaced since Parse added columns (views.go): the
+		// client decodes rows by the description it got.
+		pl.Close()
+		s.fail()
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "cached plan must not change result type")
+	}
 	pt.plan = pl
 	return pt, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/bsdb/bsdb-pg/pgcatalog"
 	"github.com/bsdb/bsdb-pg/pgerr"
 	bsql "github.com/bsdb/bsdb-pg/sql"
+	"github.com/bsdb/bsdb-pg/storage/catalog"
 )
 
 // System catalogs (package pgcatalog): on first use, the session creates
@@ -147,11 +148,15 @@ func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, err
 	if err := s.snapshotSecurity(ctx, snap, rs, a); err != nil {
 		return nil, err
 	}
-	ents, err := s.eng.ListTables(ctx, s.db)
+	ents, err := s.eng.ListRelations(ctx, s.db)
 	if err != nil {
 		return nil, err
 	}
 	for _, e := range ents {
+		if e.IsView() {
+			snap.Tables = append(snap.Tables, viewTable(&e, rs, a))
+			continue
+		}
 		t, err := s.eng.Table(ctx, e.ID)
 		if err != nil {
 			continue // dropped meanwhile
@@ -168,6 +173,22 @@ func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, err
 	}
 	if err := s.snapshotSequences(ctx, snap, rs); err != nil {
 		return nil, err
+	}
+	if len(s.temp.tables) > 0 || len(s.temp.views) > 0 {
+		ts := s.tempSchema()
+		for _, e := range s.temp.views {
+			snap.Tables = append(snap.Tables, viewTable(e, rs, nil))
+		}
+		snap.Schemas = append(snap.Schemas, ts)
+		snap.SchemaACL[ts] = pgcatalog.Object{Owner: s.currentRole}
+		snap.SearchPath = append([]string{ts}, snap.SearchPath...)
+		for _, t := range s.tempTablesSorted() {
+			pt := pgcatalog.Table{OID: t.Entry.OID, Schema: ts, Name: t.ID.Name, Owner: t.Entry.Owner}
+			for _, c := range tableInfo(t).Columns {
+				pt.Columns = append(pt.Columns, pgcatalog.Column{Name: c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod, NotNull: c.NotNull, Default: c.Default, Identity: c.Identity})
+			}
+			snap.Tables = append(snap.Tables, pt)
+		}
 	}
 	for _, g := range gucs {
 		v, _, err := s.set.get(g.name)
@@ -238,3 +259,22 @@ func (a *authz) holds(t acl.ObjectType, owner uint32, list acl.ACL) acl.Mode {
 	}
 	return acl.ObjectMask(t, list, owner, a.role, t.AllRights(), a.m)
 }
+
+// viewTable is a view as the catalog relations show it.
+func viewTable(e *catalog.Entry, rs *roleSnap, a *authz) pgcatalog.Table {
+	pt := pgcatalog.Table{OID: e.OID, Schema: e.ID.Schema, Name: e.ID.Name, Owner: e.Owner, ACL: e.ACL.Format(rs.name), View: true}
+	if a != nil && !a.super() {
+		pt.Restricted, pt.Privileges = true, a.holds(acl.Table, e.Owner, e.ACL)
+	}
+	if e.View != nil {
+		pt.ViewDef = viewDefinition(e.View.Query)
+		for _, c := range e.View.Columns {
+			pt.Columns = append(pt.Columns, pgcatalog.Column{Name: c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod})
+		}
+	}
+	return pt
+}
+
+// viewDefinition is the text pg_get_viewdef and pg_views show: the stored
+// query, led by a space and ended by ";" as PostgreSQL prints it.
+func viewDefinition(q string) string { return " " + q + ";" }

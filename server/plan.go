@@ -189,6 +189,9 @@ func (s *session) planTyped(ctx context.Context, st *bsql.Statement, params []an
 				s.deallocateAll()
 				s.resetAuthorization()
 			}
+			if (st.Tag == "DISCARD ALL" || st.Tag == "DISCARD TEMP") && !s.tx.hasWrites() {
+				s.dropTempTables(ctx)
+			}
 			return nil
 		}), nil
 	case bsql.KindPrepare:
@@ -203,6 +206,9 @@ func (s *session) planTyped(ctx context.Context, st *bsql.Statement, params []an
 		return nil, errUnsupported(st.Tag)
 	}
 	if p, ok, err := s.planSequence(ctx, st); ok {
+		return p, err
+	}
+	if p, ok, err := s.planRelationDDL(ctx, st); ok {
 		return p, err
 	}
 	if p, ok, err := s.planCursor(ctx, st, params, formats); ok {

@@ -35,11 +35,17 @@ func (a *authz) super() bool { return a.rs.superuser(a.role) }
 // (implicitly a member of pg_database_owner) is read only for a role that
 // is no superuser.
 func (s *session) authz(ctx context.Context) (*authz, error) {
+	return s.authzRole(ctx, s.currentRole)
+}
+
+// authzRole is authz for another role: a view's owner, whose privileges
+// the relations read by the view's query are checked with.
+func (s *session) authzRole(ctx context.Context, role uint32) (*authz, error) {
 	rs, err := s.b.sec.snapshot(ctx)
 	if err != nil {
 		return nil, err
 	}
-	a := &authz{rs: rs, role: s.currentRole}
+	a := &authz{rs: rs, role: role}
 	if a.super() {
 		a.m = rs.graph.In(0)
 		return a, nil
@@ -60,7 +66,7 @@ func (s *session) authz(ctx context.Context) (*authz, error) {
 // pointing at the reference.
 func errPermission(kind, name string) *pgerr.Error {
 	e := pgerr.New(pgerr.InsufficientPrivilege, "permission denied for %s %s", kind, name)
-	if kind == "table" {
+	if kind == "table" || kind == "view" {
 		e.NoPosition = true
 	}
 	return e
@@ -136,7 +142,12 @@ func (s *session) tableMask(ctx context.Context, a *authz, id catalog.TableID, w
 // unqualified one is searched in the schemas of the search path the role
 // may use. It does not say whether the table exists.
 func (s *session) lookupTable(ctx context.Context, schemaName, name string) (catalog.TableID, *authz, error) {
-	a, err := s.authz(ctx)
+	return s.lookupTableAs(ctx, s.currentRole, schemaName, name)
+}
+
+// lookupTableAs is lookupTable for the privileges of role.
+func (s *session) lookupTableAs(ctx context.Context, role uint32, schemaName, name string) (catalog.TableID, *authz, error) {
+	a, err := s.authzRole(ctx, role)
 	if err != nil {
 		return catalog.TableID{}, nil, err
 	}
@@ -153,12 +164,33 @@ func (s *session) lookupTable(ctx context.Context, schemaName, name string) (cat
 // read, INSERT for a write, TRUNCATE): the one place where a statement's
 // table references get their privilege check.
 func (s *session) accessTable(ctx context.Context, schemaName, name string, want acl.Mode) (*planner.Table, error) {
-	id, a, err := s.lookupTable(ctx, schemaName, name)
+	return s.accessTableAs(ctx, s.currentRole, schemaName, name, want)
+}
+
+// accessTableAs is accessTable for the privileges of role (a view's owner).
+func (s *session) accessTableAs(ctx context.Context, role uint32, schemaName, name string, want acl.Mode) (*planner.Table, error) {
+	if t := s.tempTable(schemaName, name); t != nil {
+		return t, nil // the session's own (temp.go)
+	}
+	if s.tempView(schemaName, name) != nil {
+		return nil, errViewTarget(name, want)
+	}
+	id, a, err := s.lookupTableAs(ctx, role, schemaName, name)
 	if err != nil {
 		return nil, err
 	}
+	if want&(acl.Insert|acl.Truncate) != 0 {
+		if o, err := s.b.sec.table(ctx, id); err == nil && o.view != nil {
+			return nil, errViewTarget(id.Name, want)
+		}
+	}
 	t, err := s.eng.Table(ctx, id)
 	if err != nil {
+		if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.UndefinedTable && schemaName == "" {
+			// An unqualified name is reported as written, whatever
+			// schema of the search path it was last looked for in.
+			return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", name)
+		}
 		return nil, err
 	}
 	if err := s.requireTable(ctx, a, t.ID, want); err != nil {

@@ -47,6 +47,9 @@ type binder struct {
 	// analysis, it checks schema USAGE but not table privileges, which
 	// each execution checks.
 	describeOnly bool
+	// viewOwners: the owners of the views being expanded, innermost
+	// last: their relations are checked with its privileges (views.go).
+	viewOwners []uint32
 }
 
 var (
@@ -116,7 +119,7 @@ func (b *binder) openTable(schemaName, name string, want acl.Mode) (info *bsql.T
 	if b.describeOnly {
 		want = acl.None
 	}
-	if t, err = b.s.accessTable(b.ctx, schemaName, name, want); err != nil {
+	if t, err = b.s.accessTableAs(b.ctx, b.role(), schemaName, name, want); err != nil {
 		if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.UndefinedTable {
 			if info, ok, _ := b.s.sequenceRelation(b.ctx, schemaName, name); ok {
 				if want == acl.Insert {

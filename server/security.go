@@ -166,7 +166,9 @@ type objSnap struct {
 	owner uint32
 	acl   acl.ACL // nil: the default
 	oid   uint32  // tables only
-	at    time.Time
+	// view is a view's definition (nil for a table).
+	view *catalog.ViewDef
+	at   time.Time
 	// missing: the object did not exist (so that a search path naming a
 	// schema that does not exist, "$user" most often, costs no read per
 	// statement). A create through this server forgets the entry.
@@ -225,7 +227,7 @@ func (sec *security) forget(key string) {
 
 // tableByOID finds the table of database db with that OID.
 func (sec *security) tableByOID(ctx context.Context, eng interface {
-	ListTables(context.Context, string) ([]catalog.Entry, error)
+	ListRelations(context.Context, string) ([]catalog.Entry, error)
 }, db string, oid uint32) (catalog.TableID, bool, error) {
 	sec.mu.Lock()
 	om := sec.oids[db]
@@ -235,7 +237,7 @@ func (sec *security) tableByOID(ctx context.Context, eng interface {
 			return id, ok, nil
 		}
 	}
-	ents, err := eng.ListTables(ctx, db)
+	ents, err := eng.ListRelations(ctx, db)
 	if err != nil {
 		return catalog.TableID{}, false, err
 	}
@@ -276,7 +278,7 @@ func (sec *security) table(ctx context.Context, id catalog.TableID) (*objSnap, e
 		if err != nil {
 			return nil, err
 		}
-		return &objSnap{owner: e.Owner, acl: e.ACL, oid: e.OID}, nil
+		return &objSnap{owner: e.Owner, acl: e.ACL, oid: e.OID, view: e.View}, nil
 	})
 }
 
@@ -303,7 +305,7 @@ func (sec *security) updateTable(ctx context.Context, id catalog.TableID, fn fun
 	if err != nil {
 		return err
 	}
-	sec.install(tableKey(id), &objSnap{owner: e.Owner, acl: e.ACL, oid: e.OID})
+	sec.install(tableKey(id), &objSnap{owner: e.Owner, acl: e.ACL, oid: e.OID, view: e.View})
 	return nil
 }
 

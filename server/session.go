@@ -191,6 +191,8 @@ type session struct {
 	stream *duckStream
 	// broken: a statement panicked; the session ends (recoverPanic).
 	broken bool
+	// temp: the session's temporary tables (temp.go).
+	temp tempState
 }
 
 // sharedMacros runs bsql.SharedMacros once per DuckDB database.
@@ -279,6 +281,7 @@ func (s *session) close() {
 		s.rollback()
 	}
 	s.releaseAdvisory()
+	s.dropTempTables(context.Background())
 	if s.stream != nil {
 		s.stream.close()
 	}

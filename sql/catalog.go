@@ -134,3 +134,25 @@ type ResultColumn struct {
 	TypeOID uint32
 	TypeMod int32
 }
+
+// ViewCatalog is optionally implemented by a Catalog that has views.
+// LookupView resolves a relation name (schema "" = search_path) before
+// LookupTable: (nil, nil) when the name is no view. It checks the
+// privilege to read the view itself. The translator then translates the
+// view's query in place of the reference, between EnterView and LeaveView:
+// the relations the view reads are checked with the privileges of the
+// view's owner, as PostgreSQL does.
+type ViewCatalog interface {
+	LookupView(schema, name string) (*ViewInfo, error)
+	EnterView(v *ViewInfo)
+	LeaveView(v *ViewInfo)
+}
+
+// ViewInfo is a view for translation.
+type ViewInfo struct {
+	Schema, Name string
+	// Query is the view's SELECT (PostgreSQL text, relations qualified).
+	Query   string
+	Columns []ColumnInfo
+	Owner   uint32
+}

@@ -61,7 +61,7 @@ func bareCountStar(s *pg_query.SelectStmt) bool {
 // server sends it without DuckDB). The table stays bound (its snapshot
 // held) like any other statement's.
 func (tr *translator) countStarQuery(cols []colInfo) (*Query, bool) {
-	if len(tr.tables) != 1 || !tr.tables[0].RowsKnown || len(cols) == 0 || tr.maxParam > 0 {
+	if len(tr.tables) != 1 || tr.views > 0 || !tr.tables[0].RowsKnown || len(cols) == 0 || tr.maxParam > 0 {
 		return nil, false
 	}
 	n := tr.tables[0].Rows

@@ -14,7 +14,9 @@ import (
 type CreateTable struct {
 	Schema, Name string
 	IfNotExists  bool
-	Columns      []ColumnDef
+	// Temp: CREATE TEMP TABLE (ON COMMIT PRESERVE ROWS).
+	Temp    bool
+	Columns []ColumnDef
 }
 
 // ColumnDef is one column of CREATE TABLE.
@@ -53,8 +55,10 @@ func TranslateCreateTable(stmt *pg_query.Node) (*CreateTable, error) {
 	}
 	rv := cs.Relation
 	switch {
-	case rv.Relpersistence == "t":
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "temporary tables are not supported")
+	case rv.Relpersistence == "t" && (cs.Oncommit == pg_query.OnCommitAction_ONCOMMIT_DELETE_ROWS || cs.Oncommit == pg_query.OnCommitAction_ONCOMMIT_DROP):
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "ON COMMIT DELETE ROWS and ON COMMIT DROP are not supported")
+	case rv.Relpersistence != "t" && cs.Oncommit != pg_query.OnCommitAction_ONCOMMIT_NOOP && cs.Oncommit != pg_query.OnCommitAction_ON_COMMIT_ACTION_UNDEFINED:
+		return nil, pgerr.New("42P16", "ON COMMIT can only be used on temporary tables")
 	case rv.Relpersistence == "u":
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "unlogged tables are not supported")
 	case len(cs.InhRelations) > 0:
@@ -66,7 +70,7 @@ func TranslateCreateTable(stmt *pg_query.Node) (*CreateTable, error) {
 	case rv.Catalogname != "":
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s.%s.%s", rv.Catalogname, rv.Schemaname, rv.Relname)
 	}
-	ct := &CreateTable{Schema: rv.Schemaname, Name: rv.Relname, IfNotExists: cs.IfNotExists}
+	ct := &CreateTable{Schema: rv.Schemaname, Name: rv.Relname, IfNotExists: cs.IfNotExists, Temp: rv.Relpersistence == "t"}
 	index := map[string]int{}
 	var tableConstraints []*pg_query.Constraint
 	for _, elt := range cs.TableElts {

@@ -55,6 +55,15 @@
 // functions -> pgcatalog's macros, reg* casts, OPERATOR(pg_catalog.~),
 // COLLATE pg_catalog.default, = ANY(array), 0-based int2vector subscripts).
 //
+// Views: a RangeVar that the Catalog resolves as a view (ViewCatalog, asked
+// before LookupTable) is replaced in place by the view's stored query as a
+// subquery in FROM aliased with the view's name and column names; the query
+// is translated in a scope of its own (the CTEs around the reference are
+// invisible) between EnterView and LeaveView, so the catalog checks the
+// relations it reads with the view owner's privileges (view.go).
+// TranslateView makes the text to store for CREATE VIEW: the query with
+// every relation it reads qualified by the schema it was found in.
+//
 // Parameters: $n keeps DuckDB's $n. Its type is the declared one if the
 // client declared it; else inferred from context: the other operand of a
 // comparison or arithmetic, the IN list's left side (or the list, for

@@ -51,6 +51,11 @@ func (tr *translator) withClause(w *pg_query.WithClause, sc *scope) error {
 func (tr *translator) fromItem(n *pg_query.Node, sc *scope) error {
 	switch f := n.GetNode().(type) {
 	case *pg_query.Node_RangeVar:
+		if v, err := tr.lookupView(f.RangeVar, sc); err != nil {
+			return err
+		} else if v != nil {
+			return tr.expandView(n, f.RangeVar, v, sc)
+		}
 		rel, err := tr.rangeVar(f.RangeVar, sc)
 		if err != nil {
 			return err
@@ -175,6 +180,7 @@ func (tr *translator) rangeVar(rv *pg_query.RangeVar, sc *scope) (*relInfo, erro
 		}
 		return nil, err
 	}
+	tr.noteRelation(rv, ti.Schema, ti.Name)
 	return tr.substitute(rv, ti, sc.raw), nil
 }
 

@@ -43,8 +43,11 @@ type scope struct {
 	// mergedJoin: a FROM item of this level joins with USING or NATURAL.
 	mergedJoin bool
 	parent     *scope
-	ctes       map[string]*relInfo
-	rels       []*relInfo
+	// viewBody: the scope holding a view's query (view.go); CTE names of
+	// the scopes above it are not visible in it.
+	viewBody bool
+	ctes     map[string]*relInfo
+	rels     []*relInfo
 	// outputs are the select list's column names, which ORDER BY, GROUP
 	// BY and DISTINCT ON may reference (checkColumnCase accepts them).
 	outputs []colInfo
@@ -81,6 +84,9 @@ func (s *scope) lookupCTE(name string) *relInfo {
 		if r, ok := s.ctes[name]; ok {
 			return r
 		}
+		if s.viewBody {
+			return nil // a view's query does not see the CTEs around its reference
+		}
 	}
 	return nil
 }
@@ -101,7 +107,13 @@ type translator struct {
 	// column, so tables are looked up with RowsCatalog when available.
 	substNoCols []string
 	noColumns   bool
-	tables      []*TableInfo
+	// views: how many views the translation expanded, viewDepth how many
+	// enclose the scope being translated (view.go). resolved and deps:
+	// where TranslateView records the relations of the query as written.
+	views, viewDepth int
+	resolved         map[int32]string
+	deps             [][2]string
+	tables           []*TableInfo
 	// paramNodes are the $n references not already under an explicit
 	// cast; castParams wraps them (no second walk of the tree).
 	paramNodes []*pg_query.Node

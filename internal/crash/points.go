@@ -18,6 +18,9 @@ const (
 	// Multi-table transactions (txn.Coordinator).
 	TxAfterPrepare = "tx-after-prepare" // every table's part synced in its WAL, no commit record yet
 	TxAfterLog     = "tx-after-log"     // commit record durable, nothing published yet
+
+	// CREATE TABLE AS (package server).
+	CTASAfterFill = "ctas-after-fill" // table created and filled (rows committed), not yet marked finished
 )
 
 // All lists every point; crash tests iterate over it.
@@ -33,7 +36,7 @@ var Multi = []string{TxAfterPrepare, TxAfterLog}
 
 // Known reports whether name is a crash point.
 func Known(name string) bool {
-	for _, p := range append(All[:len(All):len(All)], Multi...) {
+	for _, p := range append(append(All[:len(All):len(All)], Multi...), CTASAfterFill) {
 		if p == name {
 			return true
 		}

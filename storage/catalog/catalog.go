@@ -54,6 +54,43 @@ type Entry struct {
 	Owner uint32 `json:"owner,omitempty"`
 	// ACL is the table's access control list (relacl); nil = the default.
 	ACL acl.ACL `json:"acl"`
+	// Kind is the relation's kind: "" a table, KindView a view. Tables
+	// and views share one namespace (and one key space), as PostgreSQL's
+	// pg_class does.
+	Kind string `json:"kind,omitempty"`
+	// View is a view's definition (Kind KindView); a view has no Prefix.
+	View *ViewDef `json:"view,omitempty"`
+	// Creating: a table of CREATE TABLE AS still being filled (created
+	// with Creating, cleared by FinishCreate). An entry left so by a crash
+	// is no table: it does not open, and a CREATE of its name replaces it.
+	Creating bool `json:"creating,omitempty"`
+}
+
+// KindView is Entry.Kind of a view (PostgreSQL's relkind 'v').
+const KindView = "v"
+
+// IsView reports whether the entry is a view.
+func (e *Entry) IsView() bool { return e.Kind == KindView }
+
+// ViewDef is a view's stored definition. Part of the on-disk format.
+type ViewDef struct {
+	// Query is the view's SELECT as PostgreSQL text, every relation it
+	// reads qualified with its schema (so that it means the same whatever
+	// the reader's search_path).
+	Query string `json:"query"`
+	// Columns are the view's columns: names (the column list of CREATE
+	// VIEW, else the query's) and PostgreSQL types.
+	Columns []ViewColumn `json:"columns"`
+	// Deps are the relations (tables and views of the same database) the
+	// query reads: DROP of one of them without CASCADE is refused.
+	Deps []TableID `json:"deps,omitempty"`
+}
+
+// ViewColumn is one column of a view.
+type ViewColumn struct {
+	Name    string `json:"name"`
+	TypeOID uint32 `json:"type"`
+	TypeMod int32  `json:"typmod"`
 }
 
 // Container is the record of a database or a schema. Part of the on-disk
@@ -107,6 +144,12 @@ type CreateOption func(*createOptions)
 type createOptions struct {
 	owner    uint32
 	ownerSet bool
+	creating bool
+}
+
+// Creating marks a created table as being filled (Entry.Creating).
+func Creating() CreateOption {
+	return func(o *createOptions) { o.creating = true }
 }
 
 // OwnedBy makes role the owner of the created object (default: the

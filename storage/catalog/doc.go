@@ -17,6 +17,14 @@
 // lack both: they read as owned by the bootstrap superuser (OID 10), and
 // schema public as owned by pg_database_owner with initdb's ACL.
 //
+// A view is an Entry of the tables' key space with "kind":"v" and "view"
+// (its qualified query text, columns and the relations it reads), no
+// prefix and no files: tables and views share one namespace, created with
+// the same create-if-not-exists. ListTables returns tables only,
+// ListRelations both. A table of CREATE TABLE AS is created with
+// "creating":true and cleared once filled; the server opens such a left
+// over entry as no table.
+//
 // Names are escaped into one key segment by EscapeName (ASCII letters,
 // digits, '_' and '-' kept, every other byte %XX): injective, and no name
 // can produce "/", "." or "..". A table's files live under its Prefix,

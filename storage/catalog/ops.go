@@ -166,7 +166,8 @@ func (c *Catalog) CreateTable(ctx context.Context, id TableID, opts ...CreateOpt
 	if err != nil {
 		return nil, err
 	}
-	e := &Entry{ID: id, UUID: uuid.NewString(), OID: oid, Prefix: prefix, CreatedMS: c.now().UnixMilli(), Owner: applyCreate(opts).owner}
+	o := applyCreate(opts)
+	e := &Entry{ID: id, UUID: uuid.NewString(), OID: oid, Prefix: prefix, CreatedMS: c.now().UnixMilli(), Owner: o.owner, Creating: o.creating}
 	if err := c.create(ctx, tableKey(id), "table "+id.String(), e); err != nil {
 		return nil, err
 	}
@@ -174,10 +175,11 @@ func (c *Catalog) CreateTable(ctx context.Context, id TableID, opts ...CreateOpt
 }
 
 // DropTable removes the table's entry. The caller deletes the table's files.
+// A view is ErrNotFound here (DropView drops views).
 func (c *Catalog) DropTable(ctx context.Context, id TableID) error {
-	if ok, err := c.exists(ctx, tableKey(id)); err != nil {
+	if e, err := c.Table(ctx, id); err != nil {
 		return err
-	} else if !ok {
+	} else if e.IsView() {
 		return fmt.Errorf("%w: table %s", ErrNotFound, id)
 	}
 	if err := c.store.Delete(ctx, tableKey(id)); err != nil {
@@ -186,7 +188,8 @@ func (c *Catalog) DropTable(ctx context.Context, id TableID) error {
 	return nil
 }
 
-// Table returns the entry of a table, or ErrNotFound.
+// Table returns the entry of a relation (a table or a view: check
+// Entry.Kind), or ErrNotFound.
 func (c *Catalog) Table(ctx context.Context, id TableID) (*Entry, error) {
 	data, _, err := c.store.Get(ctx, tableKey(id))
 	if errors.Is(err, objstore.ErrNotFound) {
@@ -203,8 +206,25 @@ func (c *Catalog) Table(ctx context.Context, id TableID) (*Entry, error) {
 	return &e, nil
 }
 
-// ListTables returns every table of db, sorted by schema then name.
+// ListTables returns every table of db (not its views), sorted by schema
+// then name.
 func (c *Catalog) ListTables(ctx context.Context, db string) ([]Entry, error) {
+	all, err := c.ListRelations(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	out := all[:0]
+	for _, e := range all {
+		if !e.IsView() {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// ListRelations returns every table and view of db, sorted by schema then
+// name.
+func (c *Catalog) ListRelations(ctx context.Context, db string) ([]Entry, error) {
 	infos, err := c.store.List(ctx, tableDir(db))
 	if err != nil {
 		return nil, fmt.Errorf("catalog: list tables of %s: %w", db, err)
