@@ -82,8 +82,11 @@ type Table struct {
 	Name       string
 	Columns    []Column
 	PrimaryKey []string // column names, in key order
-	Owner      uint32   // relowner; 0 = the bootstrap superuser
-	ACL        []string // relacl as aclitem texts; nil = NULL
+	// PKName is the primary key constraint's (and index's) name; "" =
+	// Name + "_pkey".
+	PKName string
+	Owner  uint32   // relowner; 0 = the bootstrap superuser
+	ACL    []string // relacl as aclitem texts; nil = NULL
 	// Restricted: the information_schema views show the table only as far
 	// as the session's role may see it, by Privileges (what it holds on
 	// the table; every privilege when it has the owner's); false: shown.
@@ -150,4 +153,12 @@ type typeRow struct {
 	ndims     int32
 	collation int64
 	formatted string
+}
+
+// pkName is the name of t's primary key constraint and index.
+func pkName(t Table) string {
+	if t.PKName != "" {
+		return t.PKName
+	}
+	return t.Name + "_pkey"
 }

@@ -111,7 +111,7 @@ func (b *binder) lookupSystem(schema, name string) (info *bsql.TableInfo, handle
 		}
 		b.sysFresh = true
 	}
-	info = &bsql.TableInfo{Schema: schema, Name: name, FromSQL: from}
+	info = &bsql.TableInfo{Schema: schema, Name: name, FromSQL: from, OID: pgcatalog.RelationOID(schema, name)}
 	for _, c := range cols {
 		info.Columns = append(info.Columns, bsql.ColumnInfo{Name: c.Name, TypeOID: c.TypeOID, TypeMod: -1})
 	}
@@ -158,6 +158,9 @@ func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, err
 		}
 		pt := pgcatalog.Table{OID: e.OID, Schema: e.ID.Schema, Name: e.ID.Name, PrimaryKey: t.Schema.PrimaryKey,
 			Owner: e.Owner, ACL: e.ACL.Format(rs.name)}
+		if len(pt.PrimaryKey) == 0 {
+			pt.PrimaryKey, pt.PKName = e.PrimaryKey, e.PrimaryKeyName
+		}
 		if a != nil && !a.super() {
 			pt.Restricted, pt.Privileges = true, a.holds(acl.Table, e.Owner, e.ACL)
 		}

@@ -205,6 +205,12 @@ func (s *session) planTyped(ctx context.Context, st *bsql.Statement, params []an
 	if p, ok, err := s.planVacuum(st); ok {
 		return p, err
 	}
+	if p, ok, err := s.planLock(st); ok {
+		return p, err
+	}
+	if p, ok, err := s.planAddPrimaryKey(st); ok {
+		return p, err
+	}
 	return nil, st.Unsupported()
 }
 

@@ -131,6 +131,7 @@ func init() {
 		{name: "enable_partitionwise_aggregate", def: "off", desc: "Enables partitionwise aggregation and grouping.", check: checkBool("enable_partitionwise_aggregate")},
 		{name: "enable_partitionwise_join", def: "off", desc: "Enables partitionwise join.", check: checkBool("enable_partitionwise_join")},
 		{name: "enable_sort", def: "on", desc: "Enables the planner's use of explicit sort steps.", check: checkBool("enable_sort")},
+		{name: "synchronize_seqscans", def: "on", desc: "Enable synchronized sequential scans.", check: checkBool("synchronize_seqscans")},
 		{name: "enable_tidscan", def: "on", desc: "Enables the planner's use of TID scan plans.", check: checkBool("enable_tidscan")},
 	} {
 		defGUC(g)

@@ -37,6 +37,8 @@ func Setup() []string {
 			"WHEN 'ARRAY' THEN list_transform(list_filter(CAST(json_extract(CAST(j AS JSON), '$[*]') AS JSON[]), " +
 			"lambda e: json_type(e) = 'VARCHAR'), lambda e: json_extract_string(e, '$')) " +
 			"WHEN 'VARCHAR' THEN [json_extract_string(CAST(j AS JSON), '$')] ELSE CAST([] AS VARCHAR[]) END END",
+		// array_remove(a, e): a without the elements not distinct from e.
+		"CREATE OR REPLACE TEMP MACRO __bsdb_array_remove(a, e) AS CASE WHEN a IS NULL THEN NULL ELSE list_filter(a, __x -> __x IS DISTINCT FROM e) END",
 		"CREATE OR REPLACE TEMP MACRO __bsdb_div(a, b) AS CASE WHEN b = 0 THEN error('division by zero') ELSE a / b END",
 		"CREATE OR REPLACE TEMP MACRO __bsdb_mod(a, b) AS CASE WHEN b = 0 THEN error('division by zero') ELSE a % b END",
 		// Integer division and modulo (expr.go): the type's smallest value

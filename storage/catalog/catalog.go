@@ -54,6 +54,12 @@ type Entry struct {
 	Owner uint32 `json:"owner,omitempty"`
 	// ACL is the table's access control list (relacl); nil = the default.
 	ACL acl.ACL `json:"acl"`
+	// PrimaryKey is a primary key added after creation (ALTER TABLE ...
+	// ADD PRIMARY KEY): its columns in key order and its constraint name
+	// ("" = table_pkey). A key declared by CREATE TABLE is in the table's
+	// schema instead. Informational, as that one: not enforced.
+	PrimaryKey     []string `json:"primary_key,omitempty"`
+	PrimaryKeyName string   `json:"primary_key_name,omitempty"`
 }
 
 // Container is the record of a database or a schema. Part of the on-disk

@@ -1,0 +1,96 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/bsdb/bsdb-pg/pgerr"
+	bsql "github.com/bsdb/bsdb-pg/sql"
+	"github.com/bsdb/bsdb-pg/storage/catalog"
+)
+
+// planAddPrimaryKey runs ALTER TABLE [IF EXISTS] [ONLY] t ADD [CONSTRAINT
+// name] PRIMARY KEY (col, ...), which pg_dump writes for every primary key
+// (after the table's data). The key is recorded in the table's catalog
+// entry, like CREATE TABLE's PRIMARY KEY in its schema: pg_constraint,
+// pg_index, information_schema and the drivers' metadata show it; it is
+// not enforced (neither is CREATE TABLE's). Its columns must already be
+// NOT NULL (pg_dump declares them so): making a column NOT NULL after the
+// fact is not supported here, so such a key is refused (0A000) rather than
+// shown with a NOT NULL that inserts would not keep. Other ALTER TABLE
+// forms are not handled here (ok false).
+func (s *session) planAddPrimaryKey(st *bsql.Statement) (p plan, ok bool, err error) {
+	at := st.Tree.GetAlterTableStmt()
+	if at == nil || at.Objtype != pg_query.ObjectType_OBJECT_TABLE || len(at.Cmds) != 1 || at.Relation == nil {
+		return nil, false, nil
+	}
+	cmd := at.Cmds[0].GetAlterTableCmd()
+	con := cmd.GetDef().GetConstraint()
+	if cmd.GetSubtype() != pg_query.AlterTableType_AT_AddConstraint || con == nil || con.Contype != pg_query.ConstrType_CONSTR_PRIMARY {
+		return nil, false, nil
+	}
+	if len(con.Including) > 0 || len(con.Options) > 0 || con.Indexname != "" || con.Indexspace != "" || con.Deferrable {
+		return nil, true, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD PRIMARY KEY with index options is not supported")
+	}
+	var keys []string
+	for _, k := range con.Keys {
+		keys = append(keys, k.GetString_().GetSval())
+	}
+	if err := s.ddlAllowed("ALTER TABLE"); err != nil {
+		return nil, true, err
+	}
+	rv := at.Relation
+	return tagOnly("ALTER TABLE", func(ctx context.Context) error {
+		id, a, err := s.lookupTable(ctx, rv.Schemaname, rv.Relname)
+		if err == nil {
+			_, err = s.b.sec.table(ctx, id)
+		}
+		if err != nil {
+			if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.UndefinedTable || errors.Is(err, catalog.ErrNotFound) {
+				if at.MissingOk {
+					return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.SuccessfulCompletion,
+						Message: fmt.Sprintf("relation \"%s\" does not exist, skipping", rv.Relname)})
+				}
+				return pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", qualifiedName(rv.Schemaname, rv.Relname))
+			}
+			return err
+		}
+		if err := s.requireTableOwner(ctx, a, id, false); err != nil {
+			return err
+		}
+		t, err := s.eng.Table(ctx, id)
+		if err != nil {
+			return err
+		}
+		if len(t.Schema.PrimaryKey) > 0 {
+			return pgerr.New("42P16", "multiple primary keys for table \"%s\" are not allowed", id.Name)
+		}
+		seen := map[string]bool{}
+		for _, k := range keys {
+			i := t.Schema.Index(k)
+			if i < 0 {
+				return pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", k, id.Name)
+			}
+			if seen[k] {
+				return pgerr.New(pgerr.DuplicateColumn, "column \"%s\" appears twice in primary key constraint", k)
+			}
+			seen[k] = true
+			if !t.Schema.Columns[i].NotNull {
+				return pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD PRIMARY KEY on column \"%s\", which is not NOT NULL, is not supported", k)
+			}
+		}
+		return s.b.sec.updateTable(ctx, id, func(e *catalog.Entry) error {
+			if len(e.PrimaryKey) > 0 {
+				return pgerr.New("42P16", "multiple primary keys for table \"%s\" are not allowed", id.Name)
+			}
+			e.PrimaryKey = keys
+			if con.Conname != "" && con.Conname != id.Name+"_pkey" {
+				e.PrimaryKeyName = con.Conname
+			}
+			return nil
+		})
+	}), true, nil
+}
