@@ -73,6 +73,12 @@ type Object struct {
 type Setting struct {
 	Name, Value, Default, ShortDesc string
 	ReadOnly                        bool
+	// PostgreSQL's description (pg_settings' columns); Context "" = none
+	// (the row shows the fields above only). Value, Boot and Reset are in
+	// the parameter's base unit.
+	Context, VarType, Category, Unit, ExtraDesc, Min, Max string
+	EnumVals                                              []string
+	Boot, Reset, Source                                   string
 }
 
 // Table is one of our tables.

@@ -320,11 +320,11 @@ func attrdefRows(s *Snapshot, _ *Facts) [][]any {
 }
 
 // DefaultExpr is a column default as pg_get_expr prints it: PostgreSQL
-// shows a string literal default of a non-text column with its cast
-// ('x'::character varying).
+// shows a string literal default with its cast to the column's type
+// ('x'::character varying, 'x'::text, 'a''b'::text).
 func DefaultExpr(c Column) string {
 	d := strings.TrimSpace(c.Default)
-	if len(d) >= 2 && d[0] == '\'' && d[len(d)-1] == '\'' && !strings.Contains(d[1:len(d)-1], "'") && c.TypeOID != 25 {
+	if len(d) >= 2 && d[0] == '\'' && d[len(d)-1] == '\'' && !strings.Contains(strings.ReplaceAll(d[1:len(d)-1], "''", ""), "'") {
 		return d + "::" + FormatType(c.TypeOID, -1)
 	}
 	return d
@@ -523,6 +523,12 @@ func tablesRows(s *Snapshot, _ *Facts) [][]any {
 func settingsRows(s *Snapshot, _ *Facts) [][]any {
 	var rows [][]any
 	for _, st := range s.Settings {
+		if st.Context != "" {
+			rows = append(rows, []any{st.Name, st.Value, nullIfEmpty(st.Unit), st.Category, st.ShortDesc, nullIfEmpty(st.ExtraDesc),
+				st.Context, st.VarType, st.Source, nullIfEmpty(st.Min), nullIfEmpty(st.Max), aclArray(st.EnumVals), st.Boot, st.Reset,
+				nil, nil, false})
+			continue
+		}
 		ctx, src := "user", "default"
 		if st.ReadOnly {
 			ctx = "internal"
@@ -546,4 +552,11 @@ func typeRows(*Snapshot, *Facts) [][]any {
 			t.TypMod, t.NDims, int64(t.Collation), nil, nil, nil})
 	}
 	return rows
+}
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }

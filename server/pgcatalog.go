@@ -169,12 +169,16 @@ func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, err
 		}
 		snap.Tables = append(snap.Tables, pt)
 	}
-	for _, g := range gucs {
+	for k, g := range gucs {
 		v, _, err := s.set.get(g.name)
-		if err != nil {
-			continue
+		if err != nil || g.meta == nil {
+			continue // pg_settings leaves out is_superuser, role, ... (GUC_NO_SHOW_ALL)
 		}
-		snap.Settings = append(snap.Settings, pgcatalog.Setting{Name: g.name, Value: v, Default: g.def, ShortDesc: g.desc, ReadOnly: g.readOnly})
+		reset, ok := s.set.base[k]
+		if !ok {
+			reset = g.def
+		}
+		snap.Settings = append(snap.Settings, pgSettingsRow(g, v, reset, s.set.source[k]))
 	}
 	sort.Slice(snap.Settings, func(i, j int) bool { return snap.Settings[i].Name < snap.Settings[j].Name })
 	if s.b.Server != nil {

@@ -27,6 +27,9 @@ type guc struct {
 	readOnly bool
 	desc     string
 	check    func(string) (string, error) // normalizes or rejects a value
+	// meta is PostgreSQL's description of the parameter (nil: not one of
+	// pg_settings', e.g. is_superuser, or a custom one).
+	meta *pgSetting
 }
 
 var gucs = map[string]*guc{}
@@ -136,6 +139,7 @@ func init() {
 	} {
 		defGUC(g)
 	}
+	mergePGSettings()
 }
 
 // checkBool is PostgreSQL's parse_bool for a boolean setting: on, off,
@@ -264,6 +268,9 @@ type settings struct {
 	// the server's configuration and the session's startup packet, as
 	// PostgreSQL's reset_val (nil: the built-in defaults).
 	base map[string]string
+	// source says where a value that is not the default came from, as
+	// pg_settings.source: "client" (the startup packet), "session" (SET).
+	source map[string]string
 	// derived
 	types   pgtypes.Settings
 	timeout time.Duration
@@ -289,6 +296,11 @@ func newSettings(user string, serverDefaults map[string]string) *settings {
 // markBase makes the current values what RESET returns to (called once the
 // startup packet's settings are applied).
 func (s *settings) markBase() {
+	for k, src := range s.source {
+		if src == "session" {
+			s.source[k] = "client" // from the startup packet
+		}
+	}
 	s.base = make(map[string]string, len(s.vals))
 	for k, v := range s.vals {
 		s.base[k] = v
@@ -318,6 +330,11 @@ func (s *settings) set(name, value string, startup bool) (*guc, error) {
 		}
 		return nil, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 	}
+	if g.meta != nil && !startup && (g.readOnly || g.meta.context != "user") {
+		if err := g.meta.settable(s.vals["is_superuser"] == "on"); err != nil {
+			return nil, err
+		}
+	}
 	if g.readOnly && !startup {
 		return nil, pgerr.New("55P02", "parameter \"%s\" cannot be changed", g.name)
 	}
@@ -329,6 +346,14 @@ func (s *settings) set(name, value string, startup bool) (*guc, error) {
 		value = v
 	}
 	s.vals[k] = value
+	if s.source == nil {
+		s.source = map[string]string{}
+	}
+	if startup {
+		s.source[k] = "client"
+	} else {
+		s.source[k] = "session"
+	}
 	s.derive()
 	return g, nil
 }
@@ -343,6 +368,9 @@ func (s *settings) reset(name string) (*guc, error) {
 		s.vals[k] = v
 	} else {
 		s.vals[k] = g.def
+	}
+	if s.source[k] == "session" {
+		delete(s.source, k)
 	}
 	s.derive()
 	return g, nil
