@@ -321,7 +321,7 @@ func attrdefRows(s *Snapshot, _ *Facts) [][]any {
 
 // DefaultExpr is a column default as pg_get_expr prints it: PostgreSQL
 // shows a string literal default with its cast to the column's type
-// ('x'::character varying, 'x'::text, 'a”b'::text).
+// ('x'::character varying, 'x'::text; also with doubled quotes inside).
 func DefaultExpr(c Column) string {
 	d := strings.TrimSpace(c.Default)
 	if len(d) >= 2 && d[0] == '\'' && d[len(d)-1] == '\'' && !strings.Contains(strings.ReplaceAll(d[1:len(d)-1], "''", ""), "'") {
