@@ -156,11 +156,8 @@ func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, err
 		if err != nil {
 			continue // dropped meanwhile
 		}
-		pt := pgcatalog.Table{OID: e.OID, Schema: e.ID.Schema, Name: e.ID.Name, PrimaryKey: t.Schema.PrimaryKey,
-			Owner: e.Owner, ACL: e.ACL.Format(rs.name)}
-		if len(pt.PrimaryKey) == 0 {
-			pt.PrimaryKey, pt.PKName = e.PrimaryKey, e.PrimaryKeyName
-		}
+		pt := pgcatalog.Table{OID: e.OID, Schema: e.ID.Schema, Name: e.ID.Name, Owner: e.Owner, ACL: e.ACL.Format(rs.name)}
+		pt.PrimaryKey, pt.PKName = e.EffectiveKey(t.Schema.PrimaryKey)
 		if a != nil && !a.super() {
 			pt.Restricted, pt.Privileges = true, a.holds(acl.Table, e.Owner, e.ACL)
 		}

@@ -208,7 +208,7 @@ func (s *session) planTyped(ctx context.Context, st *bsql.Statement, params []an
 	if p, ok, err := s.planLock(st); ok {
 		return p, err
 	}
-	if p, ok, err := s.planAddPrimaryKey(st); ok {
+	if p, ok, err := s.planAlterKey(st); ok {
 		return p, err
 	}
 	return nil, st.Unsupported()

@@ -210,6 +210,11 @@ func rewriteRegCast(n *pg_query.Node, tc *pg_query.TypeCast) bool {
 	switch {
 	case name == "":
 		return false
+	case name == "oid" && regTypeName(tc.Arg.GetTypeCast().GetTypeName()) == "regproc":
+		// x::regproc::oid: regproc values are names here, so the OID is
+		// looked up from the name regproc's input checked.
+		n.Node = makeCall(pgcatalog.MacroPrefix+"regproc_oid_in", tc.Location, tc.Arg).Node
+		return true
 	case name == "oid":
 		tc.TypeName = &pg_query.TypeName{Names: []*pg_query.Node{pg_query.MakeStrNode("pg_catalog"), pg_query.MakeStrNode("int8")}, Typemod: -1, Location: tc.TypeName.Location}
 		return false

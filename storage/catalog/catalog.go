@@ -60,6 +60,21 @@ type Entry struct {
 	// schema instead. Informational, as that one: not enforced.
 	PrimaryKey     []string `json:"primary_key,omitempty"`
 	PrimaryKeyName string   `json:"primary_key_name,omitempty"`
+	// SchemaKeyDropped: the key of the table's schema was dropped (ALTER
+	// TABLE ... DROP CONSTRAINT); the table has none unless PrimaryKey.
+	SchemaKeyDropped bool `json:"schema_key_dropped,omitempty"`
+}
+
+// EffectiveKey is the table's primary key given the one of its schema
+// (CREATE TABLE's): its columns and constraint name ("" = table_pkey).
+func (e *Entry) EffectiveKey(schemaKey []string) ([]string, string) {
+	switch {
+	case len(e.PrimaryKey) > 0:
+		return e.PrimaryKey, e.PrimaryKeyName
+	case e.SchemaKeyDropped:
+		return nil, ""
+	}
+	return schemaKey, ""
 }
 
 // Container is the record of a database or a schema. Part of the on-disk
