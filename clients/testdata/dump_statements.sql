@@ -30,6 +30,10 @@ LOCK TABLE dk IN ACCESS SHARE MODE
 LOCK TABLE public.dk, dk2
 LOCK TABLE nosuch IN ACCESS SHARE MODE
 ROLLBACK
+INSERT INTO dk VALUES (1, 2, 'x'), (2, 3, NULL)
+SELECT tableoid = 'dk'::regclass, tableoid::regclass::text, id FROM dk ORDER BY id
+SELECT d.tableoid = 'dk'::regclass, count(*) FROM dk d GROUP BY 1
+SELECT count(*) FROM dk a JOIN dk2 b ON a.id = b.id WHERE a.tableoid <> b.tableoid
 SELECT c.tableoid::regclass::text, c.tableoid = 'pg_class'::regclass FROM pg_class c WHERE c.relname = 'dk'
 SELECT n.tableoid, d.tableoid, t.tableoid FROM pg_namespace n, pg_database d, pg_type t WHERE n.nspname = 'public' AND d.datname = current_database() AND t.typname = 'int4'
 SELECT count(*) FROM unnest('{1,2,3}'::pg_catalog.oid[]) AS src(x)
