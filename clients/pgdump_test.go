@@ -150,6 +150,11 @@ func TestPgDumpRestore(t *testing.T) {
 		t.Errorf("restores with --clean: the dump differs from the original's:\n%s", lineDiff(normalizeDump(got), normalizeDump(plain)))
 	}
 
+	// pg_dumpall --globals-only reads the roles and tablespaces.
+	if out := runCmd(t, nil, "", need(t, "pg_dumpall"), "--globals-only", "-d", s.url("postgres")); !strings.Contains(out, "CREATE ROLE postgres;") {
+		t.Errorf("pg_dumpall --globals-only:\n%s", out)
+	}
+
 	// PostgreSQL's dump of the same schema restores into bsdb-pg.
 	ref := pgref.NewDatabase(t, refBase)
 	execSQL(t, ref, dumpFixture...)

@@ -112,6 +112,9 @@ func macros(f Facts) []string {
 		{"pg_postmaster_start_time", "() AS TIMESTAMPTZ " + lit(f.StartTime.UTC().Format("2006-01-02 15:04:05.999999")+"+00")},
 		{"pg_relation_is_publishable", "(o) AS false"},
 		{"pg_is_in_recovery", "() AS false"},
+		// pg_default and pg_global, the only tablespaces, are in the data
+		// directory: PostgreSQL gives '' for them.
+		{"pg_tablespace_location", "(o) AS CAST('' AS VARCHAR)"},
 		{"pg_get_triggerdef", "(o) AS CAST(NULL AS VARCHAR), (o, p) AS CAST(NULL AS VARCHAR)"},
 		// acldefault(type, owner): the ACL an object of that type has when
 		// its ACL is NULL (acl.c's acldefault), as aclitem text.
