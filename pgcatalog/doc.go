@@ -74,7 +74,7 @@
 //   - Dynamic relations (pg_namespace, pg_class, pg_attribute, pg_attrdef,
 //     pg_constraint, pg_index, pg_database, pg_roles/pg_user/pg_authid,
 //     pg_auth_members,
-//     pg_stat_activity, pg_tables, pg_indexes, pg_settings (empty), the
+//     pg_stat_activity, pg_tables, pg_indexes, pg_settings, the
 //     information_schema views, and two helper tables: visible oids and
 //     index/constraint definitions) are TEMP tables of each connection,
 //     created empty with the macros by SessionSetup, and rebuilt by a
@@ -119,9 +119,14 @@
 //     type bigint"). obj_description accepts a regproc name. The Go
 //     lookups and the generated lines carry the OIDs: storing OIDs instead
 //     needs the translator to print regproc values (regprocout).
-//   - tableoid is no column of the catalog relations: queries reading it
-//     (psql's \dC+, pg_dump's catalog queries) fail. pg_dump refuses the
-//     server anyway (its version is not pg_dump's).
+//   - tableoid is no column of the catalog relations: the translator
+//     replaces a reference to it by the relation's OID (RelationOID), so
+//     it is not in SELECT *, as in PostgreSQL; tables of ours do not
+//     offer it yet.
+//   - The catalogs that hold no object of ours (pg_init_privs but for
+//     initdb's ACLs, pg_default_acl, pg_ts_*, pg_conversion, pg_transform,
+//     pg_subscription, pg_seclabel(s), ...: dump_relations.go) are empty,
+//     without PostgreSQL's built-in rows that pg_dump skips anyway.
 //   - regoper / regoperator / regtype casts are typed text (::oid int8)
 //     in results, not their PostgreSQL types; '-(int8)'::regoperator
 //     reports "operator does not exist", not 42P02 "missing argument". regprocedure values are

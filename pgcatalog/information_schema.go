@@ -58,7 +58,7 @@ func init() {
 		var rows [][]any
 		for _, t := range shownTables(s, acl.Table.AllRights()&^acl.Select) {
 			if len(t.PrimaryKey) > 0 {
-				rows = append(rows, []any{s.Database, t.Schema, t.Name + "_pkey", s.Database, t.Schema, t.Name, "PRIMARY KEY", "NO", "NO", "YES", nil})
+				rows = append(rows, []any{s.Database, t.Schema, pkName(t), s.Database, t.Schema, t.Name, "PRIMARY KEY", "NO", "NO", "YES", nil})
 			}
 			for i, c := range t.Columns {
 				if c.NotNull {
@@ -75,7 +75,7 @@ func init() {
 		var rows [][]any
 		for _, t := range shownTables(s, columnPrivileges) {
 			for i, k := range t.PrimaryKey {
-				rows = append(rows, []any{s.Database, t.Schema, t.Name + "_pkey", s.Database, t.Schema, t.Name, k, int32(i + 1), nil})
+				rows = append(rows, []any{s.Database, t.Schema, pkName(t), s.Database, t.Schema, t.Name, k, int32(i + 1), nil})
 			}
 		}
 		return rows

@@ -111,6 +111,30 @@ func macros(f Facts) []string {
 		{"pg_char_to_encoding", "(e) AS CASE upper(e) WHEN 'UTF8' THEN 6 WHEN 'SQL_ASCII' THEN 0 ELSE -1 END"},
 		{"pg_postmaster_start_time", "() AS TIMESTAMPTZ " + lit(f.StartTime.UTC().Format("2006-01-02 15:04:05.999999")+"+00")},
 		{"pg_relation_is_publishable", "(o) AS false"},
+		{"pg_is_in_recovery", "() AS false"},
+		// pg_default and pg_global, the only tablespaces, are in the data
+		// directory: PostgreSQL gives '' for them.
+		{"pg_tablespace_location", "(o) AS CAST('' AS VARCHAR)"},
+		{"pg_get_triggerdef", "(o) AS CAST(NULL AS VARCHAR), (o, p) AS CAST(NULL AS VARCHAR)"},
+		// acldefault(type, owner): the ACL an object of that type has when
+		// its ACL is NULL (acl.c's acldefault), as aclitem text.
+		{"acldefault", fmt.Sprintf(`(t, o) AS CASE t
+			WHEN 'c' THEN CAST([] AS VARCHAR[])
+			WHEN 'r' THEN [%[1]s || '=arwdDxt/' || %[1]s]
+			WHEN 's' THEN [%[1]s || '=rwU/' || %[1]s]
+			WHEN 'd' THEN ['=Tc/' || %[1]s, %[1]s || '=CTc/' || %[1]s]
+			WHEN 'f' THEN ['=X/' || %[1]s, %[1]s || '=X/' || %[1]s]
+			WHEN 'l' THEN ['=U/' || %[1]s, %[1]s || '=U/' || %[1]s]
+			WHEN 'L' THEN [%[1]s || '=rw/' || %[1]s]
+			WHEN 'n' THEN [%[1]s || '=UC/' || %[1]s]
+			WHEN 't' THEN [%[1]s || '=C/' || %[1]s]
+			WHEN 'F' THEN [%[1]s || '=U/' || %[1]s]
+			WHEN 'S' THEN [%[1]s || '=U/' || %[1]s]
+			WHEN 'T' THEN ['=U/' || %[1]s, %[1]s || '=U/' || %[1]s]
+			WHEN 'p' THEN CAST([] AS VARCHAR[])
+			ELSE error('unrecognized object type abbreviation: ' || t) END`,
+			fmt.Sprintf(`coalesce((SELECT CASE WHEN regexp_full_match(_mr.rolname, '[A-Za-z0-9_]+') THEN _mr.rolname
+				ELSE '"' || replace(_mr.rolname, '"', '""') || '"' END FROM %s _mr WHERE _mr.oid = o), CAST(o AS VARCHAR))`, rl))},
 		{"pg_get_statisticsobjdef_columns", "(o) AS CAST(NULL AS VARCHAR)"},
 		{"pg_get_function_result", fmt.Sprintf("(o) AS (SELECT result FROM %s _mf WHERE _mf.oid = o)", pfmt)},
 		{"pg_get_function_arguments", fmt.Sprintf("(o) AS (SELECT args FROM %s _mf WHERE _mf.oid = o)", pfmt)},
@@ -160,6 +184,11 @@ func macros(f Facts) []string {
 				WHEN 1 THEN %[3]s WHEN 0 THEN error('function "' || s || '" does not exist')
 				ELSE error('more than one function named "' || s || '"') END END`, pfmt, proc,
 			`trim(regexp_replace(trim(CAST(s AS VARCHAR)), '^pg_catalog\.', ''), '"')`)},
+		// regproc_oid_in(name): the OID of the function a regproc value
+		// (a name here) names, 0 for '-' (regproc::oid).
+		{"regproc_oid_in", fmt.Sprintf(`(s) AS CASE WHEN CAST(s AS VARCHAR) = '-' THEN CAST(0 AS BIGINT)
+			WHEN regexp_full_match(CAST(s AS VARCHAR), '[0-9]+') THEN CAST(s AS BIGINT)
+			ELSE (SELECT min(_mf.oid) FROM %s _mf WHERE _mf.regproc = CAST(s AS VARCHAR)) END`, pfmt)},
 		{"regproc_out", fmt.Sprintf(`(o) AS CASE WHEN TRY_CAST(o AS BIGINT) IS NULL THEN CAST(o AS VARCHAR) WHEN TRY_CAST(o AS BIGINT) = 0 THEN '-'
 			ELSE coalesce((SELECT regproc FROM %s _mf WHERE _mf.oid = TRY_CAST(o AS BIGINT)), CAST(o AS VARCHAR)) END`, pfmt)},
 		// regprocedure values are OIDs: 'abs(integer)'::regprocedure

@@ -74,6 +74,12 @@ type Object struct {
 type Setting struct {
 	Name, Value, Default, ShortDesc string
 	ReadOnly                        bool
+	// PostgreSQL's description (pg_settings' columns); Context "" = none
+	// (the row shows the fields above only). Value, Boot and Reset are in
+	// the parameter's base unit.
+	Context, VarType, Category, Unit, ExtraDesc, Min, Max string
+	EnumVals                                              []string
+	Boot, Reset, Source                                   string
 }
 
 // Table is one of our tables.
@@ -83,8 +89,11 @@ type Table struct {
 	Name       string
 	Columns    []Column
 	PrimaryKey []string // column names, in key order
-	Owner      uint32   // relowner; 0 = the bootstrap superuser
-	ACL        []string // relacl as aclitem texts; nil = NULL
+	// PKName is the primary key constraint's (and index's) name; "" =
+	// Name + "_pkey".
+	PKName string
+	Owner  uint32   // relowner; 0 = the bootstrap superuser
+	ACL    []string // relacl as aclitem texts; nil = NULL
 	// Restricted: the information_schema views show the table only as far
 	// as the session's role may see it, by Privileges (what it holds on
 	// the table; every privilege when it has the owner's); false: shown.
@@ -158,4 +167,12 @@ type typeRow struct {
 	ndims     int32
 	collation int64
 	formatted string
+}
+
+// pkName is the name of t's primary key constraint and index.
+func pkName(t Table) string {
+	if t.PKName != "" {
+		return t.PKName
+	}
+	return t.Name + "_pkey"
 }

@@ -51,6 +51,29 @@ var systemRelOIDs = map[string]uint32{
 	"pg_catalog.pg_language": 2612, "pg_catalog.pg_shdescription": 2396, "pg_catalog.pg_operator": 2617,
 	"pg_catalog.pg_cast": 2605, "pg_catalog.pg_aggregate": 2600, "pg_catalog.pg_opclass": 2616,
 	"pg_catalog.pg_opfamily": 2753, "pg_catalog.pg_amop": 2602, "pg_catalog.pg_amproc": 2603,
+	"pg_catalog.pg_conversion": 2607, "pg_catalog.pg_db_role_setting": 2964, "pg_catalog.pg_default_acl": 826,
+	"pg_catalog.pg_depend": 2608, "pg_catalog.pg_event_trigger": 3466, "pg_catalog.pg_foreign_data_wrapper": 2328,
+	"pg_catalog.pg_foreign_server": 1417, "pg_catalog.pg_foreign_table": 3118, "pg_catalog.pg_init_privs": 3394,
+	"pg_catalog.pg_largeobject_metadata": 2995, "pg_catalog.pg_parameter_acl": 6243,
+	"pg_catalog.pg_partitioned_table": 3350, "pg_catalog.pg_policy": 3256, "pg_catalog.pg_publication": 6104,
+	"pg_catalog.pg_publication_namespace": 6237, "pg_catalog.pg_publication_rel": 6106, "pg_catalog.pg_rewrite": 2618,
+	"pg_catalog.pg_seclabel": 3596, "pg_catalog.pg_sequence": 2224, "pg_catalog.pg_shdepend": 1214,
+	"pg_catalog.pg_shseclabel": 3592, "pg_catalog.pg_statistic_ext": 3381, "pg_catalog.pg_subscription": 6100,
+	"pg_catalog.pg_transform": 3576, "pg_catalog.pg_trigger": 2620, "pg_catalog.pg_ts_config": 3602,
+	"pg_catalog.pg_ts_config_map": 3603, "pg_catalog.pg_ts_dict": 3600, "pg_catalog.pg_ts_parser": 3601,
+	"pg_catalog.pg_ts_template": 3764, "pg_catalog.pg_user_mapping": 1418,
+}
+
+// RelationOID is the pg_class OID of the system relation schema.name (0 if
+// there is none): what its system column tableoid holds.
+func RelationOID(schema, name string) uint32 {
+	key := schema + "." + name
+	for i, k := range sortedKeys() {
+		if k == key {
+			return systemRelOID(k, i)
+		}
+	}
+	return 0
 }
 
 func systemRelOID(key string, rank int) uint32 {

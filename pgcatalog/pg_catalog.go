@@ -20,12 +20,12 @@ func init() {
 		relam:oid relfilenode:oid reltablespace:oid relpages:int4 reltuples:float4 relallvisible:int4 reltoastrelid:oid
 		relhasindex:bool relisshared:bool relpersistence:char relkind:char relnatts:int2 relchecks:int2 relhasrules:bool
 		relhastriggers:bool relhassubclass:bool relrowsecurity:bool relforcerowsecurity:bool relispopulated:bool
-		relreplident:char relispartition:bool relrewrite:oid relacl:text[] reloptions:text[] relpartbound:text`, classRows)
+		relreplident:char relispartition:bool relrewrite:oid relfrozenxid:xid relminmxid:xid relacl:text[] reloptions:text[] relpartbound:text`, classRows)
 	register("pg_catalog", "pg_attribute", false, `attrelid:oid attname:name atttypid:oid attstattarget:int4 attlen:int2
 		attnum:int2 attndims:int4 attcacheoff:int4 atttypmod:int4 attbyval:bool attalign:char attstorage:char
 		attcompression:char attnotnull:bool atthasdef:bool atthasmissing:bool attidentity:char attgenerated:char
 		attisdropped:bool attislocal:bool attinhcount:int4 attcollation:oid attacl:text[] attoptions:text[]
-		attfdwoptions:text[]`, attributeRows)
+		attfdwoptions:text[] attmissingval:text`, attributeRows)
 	register("pg_catalog", "pg_attrdef", false, "oid:oid adrelid:oid adnum:int2 adbin:text", attrdefRows)
 	register("pg_catalog", "pg_constraint", false, `oid:oid conname:name connamespace:oid contype:char condeferrable:bool
 		condeferred:bool convalidated:bool conrelid:oid contypid:oid conindid:oid conparentid:oid confrelid:oid
@@ -36,7 +36,7 @@ func init() {
 		indisvalid:bool indcheckxmin:bool indisready:bool indislive:bool indisreplident:bool indkey:int2vector
 		indcollation:oidvector indclass:oidvector indoption:int2vector indexprs:text indpred:text`, indexRows)
 	register("pg_catalog", "pg_database", false, `oid:oid datname:name datdba:oid encoding:int4 datlocprovider:char
-		datistemplate:bool datallowconn:bool datconnlimit:int4 dattablespace:oid datcollate:text datctype:text
+		datistemplate:bool datallowconn:bool datconnlimit:int4 datfrozenxid:xid datminmxid:xid dattablespace:oid datcollate:text datctype:text
 		daticulocale:text datcollversion:text datacl:text[]`, databaseRows)
 	register("pg_catalog", "pg_stat_activity", false, `datid:oid datname:name pid:int4 leader_pid:int4 usesysid:oid
 		usename:name application_name:text client_addr:text client_hostname:text client_port:int4
@@ -144,11 +144,11 @@ func init() {
 		tginitdeferred:bool tgnargs:int2`, none)
 	register("pg_catalog", "pg_rewrite", true, "oid:oid rulename:name ev_class:oid ev_type:char ev_enabled:char is_instead:bool ev_qual:text ev_action:text", none)
 	register("pg_catalog", "pg_foreign_table", true, "ftrelid:oid ftserver:oid ftoptions:text[]", none)
-	register("pg_catalog", "pg_partitioned_table", true, "partrelid:oid partstrat:char partnatts:int2 partdefid:oid", none)
+	register("pg_catalog", "pg_partitioned_table", true, "partrelid:oid partstrat:char partnatts:int2 partdefid:oid partattrs:int2vector partclass:oidvector partcollation:oidvector partexprs:text", none)
 	register("pg_catalog", "pg_depend", true, "classid:oid objid:oid objsubid:int4 refclassid:oid refobjid:oid refobjsubid:int4 deptype:char", none)
-	register("pg_catalog", "pg_event_trigger", true, "oid:oid evtname:name evtevent:name evtowner:oid evtfoid:oid evtenabled:char", none)
-	register("pg_catalog", "pg_foreign_data_wrapper", true, "oid:oid fdwname:name fdwowner:oid", none)
-	register("pg_catalog", "pg_foreign_server", true, "oid:oid srvname:name srvowner:oid srvfdw:oid", none)
+	register("pg_catalog", "pg_event_trigger", true, "oid:oid evtname:name evtevent:name evtowner:oid evtfoid:oid evtenabled:char evttags:text[]", none)
+	register("pg_catalog", "pg_foreign_data_wrapper", true, "oid:oid fdwname:name fdwowner:oid fdwhandler:oid fdwvalidator:oid fdwacl:text[] fdwoptions:text[]", none)
+	register("pg_catalog", "pg_foreign_server", true, "oid:oid srvname:name srvowner:oid srvfdw:oid srvtype:text srvversion:text srvacl:text[] srvoptions:text[]", none)
 }
 
 // allRoles is pg_authid: the stored roles (or the bootstrap superuser)
@@ -257,7 +257,7 @@ func classRows(s *Snapshot, _ *Facts) [][]any {
 	row := func(oid uint32, name string, ns uint32, owner uint32, am int64, kind string, natts int, hasIndex bool, relacl any) []any {
 		return []any{int64(oid), name, int64(ns), int64(0), int64(0), int64(owner), am, int64(oid), int64(0),
 			int32(0), float32(-1), int32(0), int64(0), hasIndex, false, "p", kind, int16(natts), int16(0), false,
-			false, false, false, false, true, "d", false, int64(0), relacl, nil, nil}
+			false, false, false, false, true, "d", false, int64(0), int64(0), int64(0), relacl, nil, nil}
 	}
 	for _, t := range sortedTables(s.Tables) {
 		ns := SchemaOID(t.Schema)
@@ -267,7 +267,7 @@ func classRows(s *Snapshot, _ *Facts) [][]any {
 		}
 		rows = append(rows, row(t.OID, t.Name, ns, tableOwner(t), OIDHeapAM, "r", len(t.Columns), len(t.PrimaryKey) > 0, aclArray(t.ACL)))
 		if len(t.PrimaryKey) > 0 {
-			rows = append(rows, row(PKIndexOID(t.OID), t.Name+"_pkey", ns, tableOwner(t), OIDBtreeAM, "i", len(t.PrimaryKey), false, nil))
+			rows = append(rows, row(PKIndexOID(t.OID), pkName(t), ns, tableOwner(t), OIDBtreeAM, "i", len(t.PrimaryKey), false, nil))
 		}
 	}
 	rows = append(rows, sequenceClassRows(s, row)...)
@@ -292,7 +292,7 @@ func attributeRows(s *Snapshot, _ *Facts) [][]any {
 			}
 			rows = append(rows, []any{int64(t.OID), c.Name, int64(c.TypeOID), int32(-1), int16(length), int16(i + 1),
 				ndims, int32(-1), c.TypeMod, byval, align, storage, "", c.NotNull, c.Default != "" && c.Identity == "", false, c.Identity, "",
-				false, true, int32(0), coll, nil, nil, nil})
+				false, true, int32(0), coll, nil, nil, nil, nil})
 		}
 		for i, k := range t.PrimaryKey {
 			for _, c := range t.Columns {
@@ -300,7 +300,7 @@ func attributeRows(s *Snapshot, _ *Facts) [][]any {
 					length, byval, align, storage, coll, _ := typeFacts(c.TypeOID)
 					rows = append(rows, []any{int64(PKIndexOID(t.OID)), c.Name, int64(c.TypeOID), int32(-1), int16(length),
 						int16(i + 1), int32(0), int32(-1), c.TypeMod, byval, align, storage, "", false, false, false, "", "",
-						false, true, int32(0), coll, nil, nil, nil})
+						false, true, int32(0), coll, nil, nil, nil, nil})
 				}
 			}
 		}
@@ -325,11 +325,11 @@ func attrdefRows(s *Snapshot, _ *Facts) [][]any {
 }
 
 // DefaultExpr is a column default as pg_get_expr prints it: PostgreSQL
-// shows a string literal default of a non-text column with its cast
-// ('x'::character varying).
+// shows a string literal default with its cast to the column's type
+// ('x'::character varying, 'x'::text; also with doubled quotes inside).
 func DefaultExpr(c Column) string {
 	d := strings.TrimSpace(c.Default)
-	if len(d) >= 2 && d[0] == '\'' && d[len(d)-1] == '\'' && !strings.Contains(d[1:len(d)-1], "'") && c.TypeOID != 25 {
+	if len(d) >= 2 && d[0] == '\'' && d[len(d)-1] == '\'' && !strings.Contains(strings.ReplaceAll(d[1:len(d)-1], "''", ""), "'") {
 		return d + "::" + FormatType(c.TypeOID, -1)
 	}
 	return d
@@ -353,7 +353,7 @@ func constraintRows(s *Snapshot, _ *Facts) [][]any {
 		if len(t.PrimaryKey) == 0 {
 			continue
 		}
-		rows = append(rows, []any{int64(PKConstraintOID(t.OID)), t.Name + "_pkey", int64(SchemaOID(t.Schema)), "p", false,
+		rows = append(rows, []any{int64(PKConstraintOID(t.OID)), pkName(t), int64(SchemaOID(t.Schema)), "p", false,
 			false, true, int64(t.OID), int64(0), int64(PKIndexOID(t.OID)), int64(0), int64(0), " ", " ", " ", true,
 			int32(0), true, keyNums(t), nil, nil, nil, nil, nil, nil})
 	}
@@ -375,7 +375,7 @@ func indexRows(s *Snapshot, _ *Facts) [][]any {
 
 // indexDef is pg_get_indexdef's text for a table's primary key index.
 func indexDef(t Table) string {
-	return fmt.Sprintf("CREATE UNIQUE INDEX %s ON %s.%s USING btree (%s)", quoteIdent(t.Name+"_pkey"), quoteIdent(t.Schema),
+	return fmt.Sprintf("CREATE UNIQUE INDEX %s ON %s.%s USING btree (%s)", quoteIdent(pkName(t)), quoteIdent(t.Schema),
 		quoteIdent(t.Name), quoteList(t.PrimaryKey))
 }
 
@@ -416,7 +416,7 @@ func indexesRows(s *Snapshot, _ *Facts) [][]any {
 	var rows [][]any
 	for _, t := range sortedTables(s.Tables) {
 		if len(t.PrimaryKey) > 0 {
-			rows = append(rows, []any{t.Schema, t.Name, t.Name + "_pkey", nil, indexDef(t)})
+			rows = append(rows, []any{t.Schema, t.Name, pkName(t), nil, indexDef(t)})
 		}
 	}
 	return rows
@@ -446,8 +446,8 @@ func visibleRows(s *Snapshot, _ *Facts) [][]any {
 			if t.Schema == sc && !seen[t.Name] {
 				seen[t.Name] = true
 				rows = append(rows, []any{int64(t.OID)})
-				if len(t.PrimaryKey) > 0 && !seen[t.Name+"_pkey"] {
-					seen[t.Name+"_pkey"] = true
+				if len(t.PrimaryKey) > 0 && !seen[pkName(t)] {
+					seen[pkName(t)] = true
 					rows = append(rows, []any{int64(PKIndexOID(t.OID))})
 				}
 			}
@@ -483,12 +483,12 @@ func databaseRows(s *Snapshot, _ *Facts) [][]any {
 		ours[d] = true
 		o := databaseObject(s, d)
 		rows = append(rows, []any{int64(DatabaseOID(d)), d, int64(o.Owner), int32(6), "c", false, true, int32(-1),
-			int64(OIDPgDefaultTS), "C", "C", nil, nil, aclArray(o.ACL)})
+			int64(716), int64(1), int64(OIDPgDefaultTS), "C", "C", nil, nil, aclArray(o.ACL)})
 	}
 	for _, t := range templateDatabases {
 		if !ours[t.name] {
 			rows = append(rows, []any{t.oid, t.name, int64(OIDBootstrapUser), int32(6), "c", true, t.allowConn, int32(-1),
-				int64(OIDPgDefaultTS), "C", "C", nil, nil, []string{"=c/postgres", "postgres=CTc/postgres"}})
+				int64(716), int64(1), int64(OIDPgDefaultTS), "C", "C", nil, nil, []string{"=c/postgres", "postgres=CTc/postgres"}})
 		}
 	}
 	return rows
@@ -549,6 +549,12 @@ func viewsRows(s *Snapshot, _ *Facts) [][]any {
 func settingsRows(s *Snapshot, _ *Facts) [][]any {
 	var rows [][]any
 	for _, st := range s.Settings {
+		if st.Context != "" {
+			rows = append(rows, []any{st.Name, st.Value, nullIfEmpty(st.Unit), st.Category, st.ShortDesc, nullIfEmpty(st.ExtraDesc),
+				st.Context, st.VarType, st.Source, nullIfEmpty(st.Min), nullIfEmpty(st.Max), aclArray(st.EnumVals), st.Boot, st.Reset,
+				nil, nil, false})
+			continue
+		}
 		ctx, src := "user", "default"
 		if st.ReadOnly {
 			ctx = "internal"
@@ -572,4 +578,11 @@ func typeRows(*Snapshot, *Facts) [][]any {
 			t.TypMod, t.NDims, int64(t.Collation), nil, nil, nil})
 	}
 	return rows
+}
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }

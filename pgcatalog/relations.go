@@ -14,6 +14,7 @@ type colType struct {
 
 var colTypes = map[string]colType{
 	"oid":         {26, "BIGINT"},
+	"xid":         {28, "BIGINT"},
 	"regproc":     {24, "VARCHAR"},
 	"name":        {19, "VARCHAR"},
 	"char":        {18, "VARCHAR"},

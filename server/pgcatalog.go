@@ -112,7 +112,7 @@ func (b *binder) lookupSystem(schema, name string) (info *bsql.TableInfo, handle
 		}
 		b.sysFresh = true
 	}
-	info = &bsql.TableInfo{Schema: schema, Name: name, FromSQL: from}
+	info = &bsql.TableInfo{Schema: schema, Name: name, FromSQL: from, OID: pgcatalog.RelationOID(schema, name)}
 	for _, c := range cols {
 		info.Columns = append(info.Columns, bsql.ColumnInfo{Name: c.Name, TypeOID: c.TypeOID, TypeMod: -1})
 	}
@@ -161,8 +161,8 @@ func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, err
 		if err != nil {
 			continue // dropped meanwhile
 		}
-		pt := pgcatalog.Table{OID: e.OID, Schema: e.ID.Schema, Name: e.ID.Name, PrimaryKey: t.Schema.PrimaryKey,
-			Owner: e.Owner, ACL: e.ACL.Format(rs.name)}
+		pt := pgcatalog.Table{OID: e.OID, Schema: e.ID.Schema, Name: e.ID.Name, Owner: e.Owner, ACL: e.ACL.Format(rs.name)}
+		pt.PrimaryKey, pt.PKName = e.EffectiveKey(t.Schema.PrimaryKey)
 		if a != nil && !a.super() {
 			pt.Restricted, pt.Privileges = true, a.holds(acl.Table, e.Owner, e.ACL)
 		}
@@ -190,12 +190,16 @@ func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, err
 			snap.Tables = append(snap.Tables, pt)
 		}
 	}
-	for _, g := range gucs {
+	for k, g := range gucs {
 		v, _, err := s.set.get(g.name)
-		if err != nil {
-			continue
+		if err != nil || g.meta == nil {
+			continue // pg_settings leaves out is_superuser, role, ... (GUC_NO_SHOW_ALL)
 		}
-		snap.Settings = append(snap.Settings, pgcatalog.Setting{Name: g.name, Value: v, Default: g.def, ShortDesc: g.desc, ReadOnly: g.readOnly})
+		reset, ok := s.set.base[k]
+		if !ok {
+			reset = g.def
+		}
+		snap.Settings = append(snap.Settings, pgSettingsRow(g, v, reset, s.set.source[k]))
 	}
 	sort.Slice(snap.Settings, func(i, j int) bool { return snap.Settings[i].Name < snap.Settings[j].Name })
 	if s.b.Server != nil {

@@ -220,6 +220,12 @@ func (s *session) planTyped(ctx context.Context, st *bsql.Statement, params []an
 	if p, ok := s.planListen(st); ok {
 		return p, nil
 	}
+	if p, ok, err := s.planLock(st); ok {
+		return p, err
+	}
+	if p, ok, err := s.planAlterKey(st); ok {
+		return p, err
+	}
 	return nil, st.Unsupported()
 }
 

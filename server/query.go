@@ -99,6 +99,7 @@ func (b *binder) lookup(schemaName, name string, bind func(*planner.Table, conte
 	b.tables = append(b.tables, t)
 	info.FromSQL, info.NoColumnsFromSQL = bd.FromSQL, bd.NoColumnsSQL
 	info.Rows, info.RowsKnown = bd.Rows, bd.RowsKnown
+	info.OID = t.Entry.OID // the system column tableoid
 	return info, nil
 }
 

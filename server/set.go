@@ -104,7 +104,7 @@ func setValue(name string, args []*pg_query.Node) (string, error) {
 	}
 	if strings.EqualFold(name, "search_path") {
 		for i, p := range parts {
-			if p != strings.ToLower(p) || strings.ContainsAny(p, " ,\"") {
+			if p == "" || p != strings.ToLower(p) || strings.ContainsAny(p, " ,\"") {
 				parts[i] = `"` + strings.ReplaceAll(p, `"`, `""`) + `"`
 			}
 		}
@@ -125,6 +125,9 @@ func (s *session) planShow(ctx context.Context, st *bsql.Statement, formats []in
 			{name: "description", oid: pgtypes.OIDText, typmod: -1, format: formatOf(formats, 2)},
 		}, tag: "SHOW"}
 		for _, g := range sortedNames() {
+			if g.meta == nil {
+				continue // is_superuser, role, ...: not shown (GUC_NO_SHOW_ALL)
+			}
 			v, _, _ := s.set.get(g.name)
 			p.rows = append(p.rows, []string{g.name, v, g.desc})
 		}

@@ -27,6 +27,9 @@ type guc struct {
 	readOnly bool
 	desc     string
 	check    func(string) (string, error) // normalizes or rejects a value
+	// meta is PostgreSQL's description of the parameter (nil: not one of
+	// pg_settings', e.g. is_superuser, or a custom one).
+	meta *pgSetting
 }
 
 var gucs = map[string]*guc{}
@@ -131,10 +134,12 @@ func init() {
 		{name: "enable_partitionwise_aggregate", def: "off", desc: "Enables partitionwise aggregation and grouping.", check: checkBool("enable_partitionwise_aggregate")},
 		{name: "enable_partitionwise_join", def: "off", desc: "Enables partitionwise join.", check: checkBool("enable_partitionwise_join")},
 		{name: "enable_sort", def: "on", desc: "Enables the planner's use of explicit sort steps.", check: checkBool("enable_sort")},
+		{name: "synchronize_seqscans", def: "on", desc: "Enable synchronized sequential scans.", check: checkBool("synchronize_seqscans")},
 		{name: "enable_tidscan", def: "on", desc: "Enables the planner's use of TID scan plans.", check: checkBool("enable_tidscan")},
 	} {
 		defGUC(g)
 	}
+	mergePGSettings()
 }
 
 // checkBool is PostgreSQL's parse_bool for a boolean setting: on, off,
@@ -263,6 +268,9 @@ type settings struct {
 	// the server's configuration and the session's startup packet, as
 	// PostgreSQL's reset_val (nil: the built-in defaults).
 	base map[string]string
+	// source says where a value that is not the default came from, as
+	// pg_settings.source: "client" (the startup packet), "session" (SET).
+	source map[string]string
 	// derived
 	types   pgtypes.Settings
 	timeout time.Duration
@@ -288,6 +296,11 @@ func newSettings(user string, serverDefaults map[string]string) *settings {
 // markBase makes the current values what RESET returns to (called once the
 // startup packet's settings are applied).
 func (s *settings) markBase() {
+	for k, src := range s.source {
+		if src == "session" {
+			s.source[k] = "client" // from the startup packet
+		}
+	}
 	s.base = make(map[string]string, len(s.vals))
 	for k, v := range s.vals {
 		s.base[k] = v
@@ -317,6 +330,11 @@ func (s *settings) set(name, value string, startup bool) (*guc, error) {
 		}
 		return nil, pgerr.New(pgerr.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
 	}
+	if g.meta != nil && !startup && (g.readOnly || g.meta.context != "user") {
+		if err := g.meta.settable(s.vals["is_superuser"] == "on"); err != nil {
+			return nil, err
+		}
+	}
 	if g.readOnly && !startup {
 		return nil, pgerr.New("55P02", "parameter \"%s\" cannot be changed", g.name)
 	}
@@ -328,6 +346,14 @@ func (s *settings) set(name, value string, startup bool) (*guc, error) {
 		value = v
 	}
 	s.vals[k] = value
+	if s.source == nil {
+		s.source = map[string]string{}
+	}
+	if startup {
+		s.source[k] = "client"
+	} else {
+		s.source[k] = "session"
+	}
 	s.derive()
 	return g, nil
 }
@@ -342,6 +368,9 @@ func (s *settings) reset(name string) (*guc, error) {
 		s.vals[k] = v
 	} else {
 		s.vals[k] = g.def
+	}
+	if s.source[k] == "session" {
+		delete(s.source, k)
 	}
 	s.derive()
 	return g, nil

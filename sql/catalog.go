@@ -79,6 +79,9 @@ type TableInfo struct {
 	// answered with it (countstar.go).
 	Rows      int64
 	RowsKnown bool
+	// OID is the relation's pg_class OID, which its system column
+	// tableoid reads (0: the column is not offered).
+	OID uint32
 }
 
 // ColumnInfo is one column of a table.

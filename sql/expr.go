@@ -3,10 +3,12 @@ package sql
 import (
 	"errors"
 	"math"
+	"strconv"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/bsdb/bsdb-pg/pgcatalog"
 	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/pgtypes"
 	"github.com/bsdb/bsdb-pg/sql/resolve"
@@ -20,6 +22,9 @@ func (tr *translator) expr(n *pg_query.Node, sc *scope, want typ) (typ, error) {
 	}
 	switch v := n.GetNode().(type) {
 	case *pg_query.Node_ColumnRef:
+		if t, ok := systemColumn(n, v.ColumnRef, sc); ok {
+			return t, nil
+		}
 		if err := checkColumnCase(v.ColumnRef, sc); err != nil {
 			return unknownTyp, err
 		}
@@ -273,6 +278,12 @@ func (tr *translator) typeCast(n *pg_query.Node, tc *pg_query.TypeCast, sc *scop
 		}
 		rewriteCall(n, fn, tc.Arg)
 		return t, nil
+	} else if oid == OIDInt8 && at.oid == OIDRegproc {
+		// regproc::oid (::int8 after rewriteRegCast): the catalogs hold
+		// regproc values as names (pgcatalog's known gap), so the OID is
+		// looked up by name. A regproc column comes from a system
+		// relation, whose reading set up the macros.
+		tc.Arg = makeCall(pgcatalog.MacroPrefix+"regproc_oid_in", -1, tc.Arg)
 	} else if (oid == OIDText || oid == OIDVarchar) && (at.oid == OIDFloat8 || at.oid == OIDFloat4) {
 		// DuckDB prints 2.0, nan, inf; PostgreSQL's float8out prints
 		// 2, NaN, Infinity (Go functions registered by the planner).
@@ -1338,4 +1349,45 @@ func arrayNesting(a *pg_query.A_ArrayExpr, limit int) int {
 		}
 	}
 	return d
+}
+
+// systemColumn replaces a reference to the system column tableoid of a
+// relation that knows its OID (the system catalogs) by that OID, typed
+// oid, as PostgreSQL reads it from the row: pg_dump selects it from nearly
+// every catalog. A column of that name wins, as in PostgreSQL (where no
+// user column may take a system column's name); an unqualified tableoid
+// is the one relation of the innermost query level that has it.
+func systemColumn(n *pg_query.Node, cr *pg_query.ColumnRef, sc *scope) (typ, bool) {
+	var names []string
+	for _, f := range cr.Fields {
+		str := f.GetString_()
+		if str == nil {
+			return unknownTyp, false
+		}
+		names = append(names, str.Sval)
+	}
+	if len(names) == 0 || len(names) > 2 || names[len(names)-1] != "tableoid" {
+		return unknownTyp, false
+	}
+	if rel, _ := resolveColumn(cr, sc); rel != nil {
+		return unknownTyp, false
+	}
+	var found *relInfo
+	for s := sc; s != nil && found == nil; s = s.parent {
+		for _, r := range s.rels {
+			if len(names) == 2 && r.alias != names[0] || r.tableOID == 0 {
+				continue
+			}
+			if found != nil {
+				return unknownTyp, false // ambiguous: left to the engine's error
+			}
+			found = r
+		}
+	}
+	if found == nil {
+		return unknownTyp, false
+	}
+	n.Node = pg_query.MakeAConstStrNode(strconv.FormatUint(uint64(found.tableOID), 10), -1).Node
+	pinType(n, "bigint") // an oid is an int8 in the engine (rewriteRegCast)
+	return typ{OIDOid, -1}, true
 }

@@ -197,7 +197,7 @@ func (tr *translator) substitute(rv *pg_query.RangeVar, ti *TableInfo, raw bool)
 	}
 	tr.substNoCols = append(tr.substNoCols, noCols)
 	tr.substRaw = append(tr.substRaw, raw)
-	rel := &relInfo{alias: rv.Relname}
+	rel := &relInfo{alias: rv.Relname, tableOID: ti.OID}
 	for _, c := range ti.Columns {
 		t := typ{c.TypeOID, c.TypeMod}
 		rel.cols = append(rel.cols, colInfo{name: c.Name, t: t, raw: raw && isRawType(t)})

@@ -435,6 +435,11 @@ func (tr *translator) funcCallRest(n *pg_query.Node, fc *pg_query.FuncCall, sc *
 		n.Node = inner.Node
 		return t, castTo(n, t)
 	}
+	if name == "array_remove" && len(fc.Args) == 2 {
+		// DuckDB has no array_remove: its list_filter (setup.go).
+		fc.Funcname = []*pg_query.Node{pg_query.MakeStrNode("__bsdb_array_remove")}
+		return argTypes[0], nil
+	}
 	if name == "date_bin" && len(fc.Args) == 3 {
 		// DuckDB's time_bucket(width, ts, origin) bins the same way.
 		fc.Funcname = []*pg_query.Node{pg_query.MakeStrNode("time_bucket")}

@@ -86,6 +86,8 @@ func (tr *translator) targetList(list []*pg_query.Node, sc *scope) ([]colInfo, e
 		}
 		if rt.Name == "" && rt.Val.GetColumnRef() != nil && pgColumnName(rt.Val) != name {
 			rt.Name = name // a whole-row reference became rel.col (wholeRowRef)
+		} else if rt.Name == "" && rt.Val.GetColumnRef() == nil {
+			rt.Name = name // a system column became its value (systemColumn)
 		}
 		if t.oid == OIDUnknown {
 			t = typ{OIDText, -1}

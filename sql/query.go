@@ -28,6 +28,9 @@ type relInfo struct {
 	// scalarCol is the column of a function in FROM returning a scalar,
 	// which a whole-row reference to alias means (srf.go), or "".
 	scalarCol string
+	// tableOID is the relation's pg_class OID, the value of its system
+	// column tableoid (0: unknown, no such column).
+	tableOID uint32
 }
 
 type colInfo struct {

@@ -54,6 +54,8 @@ func Setup() []string {
 		"CREATE OR REPLACE TEMP MACRO __bsdb_shr(a, b, cm) AS a >> CAST(b & cm AS INTEGER)",
 		// r within an integer type whose smallest value is lo (funcs.go).
 		"CREATE OR REPLACE TEMP MACRO __bsdb_irange(r, lo, m) AS CASE WHEN r < lo OR r > -(CAST(lo AS HUGEINT) + 1) THEN error(m) ELSE r END",
+		// array_remove(a, e): a without the elements not distinct from e.
+		"CREATE OR REPLACE TEMP MACRO __bsdb_array_remove(a, e) AS CASE WHEN a IS NULL THEN NULL ELSE list_filter(a, __x -> __x IS DISTINCT FROM e) END",
 		"CREATE OR REPLACE TEMP MACRO __bsdb_div(a, b) AS CASE WHEN b = 0 THEN error('division by zero') ELSE a / b END",
 		"CREATE OR REPLACE TEMP MACRO __bsdb_mod(a, b) AS CASE WHEN b = 0 THEN error('division by zero') ELSE a % b END",
 		// Integer division and modulo (expr.go): the type's smallest value

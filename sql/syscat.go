@@ -60,6 +60,9 @@ func (tr *translator) systemRelation(rv *pg_query.RangeVar) (rel *relInfo, handl
 //   - COLLATE pg_catalog.default / "default" -> dropped;
 //   - x op ANY(array) / x op ALL(array) over a non-subquery -> list
 //     functions (DuckDB only has the subquery forms);
+//   - pg_options_to_table(options) in FROM -> a LATERAL subquery that
+//     splits each "name=value" of the array (pg_dump's FDW and column
+//     options);
 //   - i.indkey[n] (and the other int2vector / oidvector catalog columns,
 //     which PostgreSQL subscripts from 0) -> i.indkey[n + 1] (they are
 //     DuckDB lists, subscripted from 1).
@@ -106,6 +109,8 @@ func rewriteSystem(root *pg_query.Node) (usesMacros bool) {
 			rewriteSystemOp(n, v.AExpr)
 		case *pg_query.Node_AIndirection:
 			shiftVectorSubscript(v.AIndirection)
+		case *pg_query.Node_RangeFunction:
+			optionsToTable(n, v.RangeFunction)
 		case *pg_query.Node_CollateClause:
 			if isDefaultCollation(v.CollateClause.Collname) && v.CollateClause.Arg != nil {
 				n.Node = v.CollateClause.Arg.Node
@@ -221,9 +226,20 @@ func rewriteRegCast(n *pg_query.Node, tc *pg_query.TypeCast) bool {
 		return true
 	}
 	name := regTypeName(tc.TypeName)
+	if tn := tc.TypeName; tn != nil && len(tn.ArrayBounds) > 0 && typeNameString(tn) == "oid" {
+		// '{1,2}'::oid[] (pg_dump's lists of OIDs) -> ::int8[], as ::oid.
+		tc.TypeName = &pg_query.TypeName{Names: []*pg_query.Node{pg_query.MakeStrNode("pg_catalog"), pg_query.MakeStrNode("int8")},
+			Typemod: -1, ArrayBounds: tn.ArrayBounds, Location: tn.Location}
+		return false
+	}
 	switch {
 	case name == "":
 		return false
+	case name == "oid" && regTypeName(tc.Arg.GetTypeCast().GetTypeName()) == "regproc":
+		// x::regproc::oid: regproc values are names here, so the OID is
+		// looked up from the name regproc's input checked.
+		n.Node = makeCall(pgcatalog.MacroPrefix+"regproc_oid_in", tc.Location, tc.Arg).Node
+		return true
 	case name == "oid":
 		tc.TypeName = &pg_query.TypeName{Names: []*pg_query.Node{pg_query.MakeStrNode("pg_catalog"), pg_query.MakeStrNode("int8")}, Typemod: -1, Location: tc.TypeName.Location}
 		return false
@@ -398,4 +414,41 @@ func regCompareByName(e *pg_query.A_Expr, op string) {
 	} else {
 		e.Rexpr = asText(e.Rexpr)
 	}
+}
+
+// optionsTable is pg_options_to_table(a): the option_name and option_value
+// of each "name=value" element of a.
+const optionsTable = `SELECT split_part(_o.o, '=', 1) AS option_name,
+	CASE WHEN strpos(_o.o, '=') > 0 THEN substr(_o.o, strpos(_o.o, '=') + 1) END AS option_value
+	FROM unnest(NULL::text[]) AS _o(o)`
+
+// optionsToTable rewrites FROM pg_options_to_table(x) [AS alias] into
+// LATERAL (optionsTable over x) AS alias.
+func optionsToTable(n *pg_query.Node, rf *pg_query.RangeFunction) {
+	if len(rf.Functions) != 1 || rf.Ordinality || rf.IsRowsfrom {
+		return
+	}
+	items := rf.Functions[0].GetList().GetItems()
+	if len(items) == 0 {
+		return
+	}
+	fc := items[0].GetFuncCall()
+	if fc == nil || len(fc.Args) != 1 {
+		return
+	}
+	if schema, name := funcName(fc); !strings.EqualFold(name, "pg_options_to_table") || schema != "" && schema != "pg_catalog" {
+		return
+	}
+	tree, err := pg_query.Parse(optionsTable)
+	if err != nil {
+		return
+	}
+	sel := tree.Stmts[0].Stmt
+	un := sel.GetSelectStmt().FromClause[0].GetRangeFunction().Functions[0].GetList().Items[0].GetFuncCall()
+	un.Args[0] = fc.Args[0]
+	alias := rf.Alias
+	if alias == nil {
+		alias = &pg_query.Alias{Aliasname: "pg_options_to_table"}
+	}
+	n.Node = &pg_query.Node_RangeSubselect{RangeSubselect: &pg_query.RangeSubselect{Lateral: true, Subquery: sel, Alias: alias}}
 }

@@ -23,6 +23,7 @@ const (
 	OIDInt4        uint32 = 23
 	OIDText        uint32 = 25
 	OIDOid         uint32 = 26
+	OIDRegproc     uint32 = 24
 	OIDJSON        uint32 = 114
 	OIDFloat4      uint32 = 700
 	OIDFloat8      uint32 = 701

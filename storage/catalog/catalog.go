@@ -64,6 +64,27 @@ type Entry struct {
 	// with Creating, cleared by FinishCreate). An entry left so by a crash
 	// is no table: it does not open, and a CREATE of its name replaces it.
 	Creating bool `json:"creating,omitempty"`
+	// PrimaryKey is a primary key added after creation (ALTER TABLE ...
+	// ADD PRIMARY KEY): its columns in key order and its constraint name
+	// ("" = table_pkey). A key declared by CREATE TABLE is in the table's
+	// schema instead. Informational, as that one: not enforced.
+	PrimaryKey     []string `json:"primary_key,omitempty"`
+	PrimaryKeyName string   `json:"primary_key_name,omitempty"`
+	// SchemaKeyDropped: the key of the table's schema was dropped (ALTER
+	// TABLE ... DROP CONSTRAINT); the table has none unless PrimaryKey.
+	SchemaKeyDropped bool `json:"schema_key_dropped,omitempty"`
+}
+
+// EffectiveKey is the table's primary key given the one of its schema
+// (CREATE TABLE's): its columns and constraint name ("" = table_pkey).
+func (e *Entry) EffectiveKey(schemaKey []string) ([]string, string) {
+	switch {
+	case len(e.PrimaryKey) > 0:
+		return e.PrimaryKey, e.PrimaryKeyName
+	case e.SchemaKeyDropped:
+		return nil, ""
+	}
+	return schemaKey, ""
 }
 
 // KindView is Entry.Kind of a view (PostgreSQL's relkind 'v').
