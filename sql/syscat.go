@@ -226,12 +226,6 @@ func rewriteRegCast(n *pg_query.Node, tc *pg_query.TypeCast) bool {
 		return true
 	}
 	name := regTypeName(tc.TypeName)
-	if tn := tc.TypeName; tn != nil && len(tn.ArrayBounds) > 0 && typeNameString(tn) == "oid" {
-		// '{1,2}'::oid[] (pg_dump's lists of OIDs) -> ::int8[], as ::oid.
-		tc.TypeName = &pg_query.TypeName{Names: []*pg_query.Node{pg_query.MakeStrNode("pg_catalog"), pg_query.MakeStrNode("int8")},
-			Typemod: -1, ArrayBounds: tn.ArrayBounds, Location: tn.Location}
-		return false
-	}
 	switch {
 	case name == "":
 		return false
