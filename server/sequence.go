@@ -686,23 +686,9 @@ func (s *session) renameSequence(ctx context.Context, rs *pg_query.RenameStmt) e
 func (s *session) dropSequences(ctx context.Context, ds *pg_query.DropStmt) error {
 	cascade := ds.Behavior == pg_query.DropBehavior_DROP_CASCADE
 	for _, obj := range ds.Objects {
-		var names []string
-		for _, n := range obj.GetList().GetItems() {
-			names = append(names, nodeString(n))
-		}
-		var sc, name string
-		switch len(names) {
-		case 1:
-			name = names[0]
-		case 2:
-			sc, name = names[0], names[1]
-		case 3:
-			if names[0] != s.db {
-				return pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s", strings.Join(names, "."))
-			}
-			sc, name = names[1], names[2]
-		default:
-			return pgerr.New(pgerr.SyntaxError, "improper relation name (too many dotted names): %s", strings.Join(names, "."))
+		sc, name, err := s.dropObjectName(obj) // views.go
+		if err != nil {
+			return err
 		}
 		sq, err := s.findSequence(ctx, sc, name, false)
 		if pe, ok := pgerr.As(err); ok && pe.Code == "42809" {

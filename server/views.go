@@ -388,23 +388,9 @@ func (s *session) planDropRelations(ctx context.Context, ds *pg_query.DropStmt, 
 		var targets []*catalog.Entry
 		var temps []*planner.Table
 		for _, obj := range ds.Objects {
-			var names []string
-			for _, n := range obj.GetList().GetItems() {
-				names = append(names, nodeString(n))
-			}
-			var sc, name string
-			switch len(names) {
-			case 1:
-				name = names[0]
-			case 2:
-				sc, name = names[0], names[1]
-			case 3:
-				if names[0] != s.db {
-					return pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s", strings.Join(names, "."))
-				}
-				sc, name = names[1], names[2]
-			default:
-				return pgerr.New(pgerr.SyntaxError, "improper qualified name (too many dotted names): %s", strings.Join(names, "."))
+			sc, name, err := s.dropObjectName(obj)
+			if err != nil {
+				return err
 			}
 			if e := s.tempView(sc, name); e != nil {
 				if !views {
@@ -701,4 +687,25 @@ func (s *session) createTempTableAs(ctx context.Context, st *bsql.Statement, que
 		}
 	}
 	return w.Complete(fmt.Sprintf("SELECT %d", n))
+}
+
+// dropObjectName is the schema ("" = the search path) and name of a DROP
+// statement's object, as makeRangeVarFromNameList reads its name list.
+func (s *session) dropObjectName(obj *pg_query.Node) (string, string, error) {
+	var names []string
+	for _, n := range obj.GetList().GetItems() {
+		names = append(names, nodeString(n))
+	}
+	switch len(names) {
+	case 1:
+		return "", names[0], nil
+	case 2:
+		return names[0], names[1], nil
+	case 3:
+		if names[0] != s.db {
+			return "", "", pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s", strings.Join(names, "."))
+		}
+		return names[1], names[2], nil
+	}
+	return "", "", pgerr.New(pgerr.SyntaxError, "improper relation name (too many dotted names): %s", strings.Join(names, "."))
 }

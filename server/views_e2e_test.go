@@ -105,6 +105,10 @@ func TestViews(t *testing.T) {
 	wantErr(t, "CREATE TABLE over a view", err, "42P07", `relation "v" already exists`)
 	_, err = c.Exec(ctx, "CREATE OR REPLACE VIEW t AS SELECT 1")
 	wantErr(t, "OR REPLACE over a table", err, "42809", `"t" is not a view`)
+	for _, q := range []string{"DROP VIEW a.b.c.d", "DROP TABLE a.b.c.d", "DROP SEQUENCE a.b.c.d"} {
+		_, err = c.Exec(ctx, q)
+		wantErr(t, q, err, "42601", "improper relation name (too many dotted names): a.b.c.d")
+	}
 	_, err = c.Exec(ctx, "CREATE OR REPLACE VIEW v AS SELECT a FROM t")
 	wantErr(t, "dropping a column", err, "42P16", "cannot drop columns from view")
 	_, err = c.Exec(ctx, "CREATE OR REPLACE VIEW v AS SELECT a, c AS b FROM t")
