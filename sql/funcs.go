@@ -210,7 +210,7 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 		fc.Args[1] = &pg_query.Node{Node: &pg_query.Node_CoalesceExpr{CoalesceExpr: &pg_query.CoalesceExpr{
 			Args: []*pg_query.Node{makeCall("hex", -1, fc.Args[1]), pg_query.MakeAConstStrNode("", -1)}, Location: -1}}}
 	}
-	_, rangeMsg, intGcd := intMin(pgRet.oid)
+	lo, rangeMsg, intGcd := intMin(pgRet.oid)
 	intGcd = intGcd && (name == "gcd" || name == "lcm") && len(fc.Args) == 2 && fc.Over == nil
 	if intGcd {
 		// gcd/lcm of integers: computed in HUGEINT, then PostgreSQL's
@@ -224,7 +224,6 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 	}
 	t, err := tr.funcCallRest(n, fc, sc, name, argTypes, srfsBefore)
 	if err == nil && intGcd {
-		lo, _, _ := intMin(pgRet.oid)
 		inner := &pg_query.Node{Node: n.Node}
 		rewriteCall(n, "__bsdb_irange", inner, lo, pg_query.MakeAConstStrNode(rangeMsg, -1))
 		_ = castTo(n, pgRet)

@@ -18,12 +18,7 @@ func checkRecursiveWith(w *pg_query.WithClause) error {
 	if w == nil || !w.Recursive {
 		return nil
 	}
-	var ctes []*pg_query.CommonTableExpr
-	for _, c := range w.Ctes {
-		if cte := c.GetCommonTableExpr(); cte != nil {
-			ctes = append(ctes, cte)
-		}
-	}
+	ctes := withItems(w)
 	names := map[string]int{}
 	for i, c := range ctes {
 		names[c.Ctename] = i
@@ -84,13 +79,18 @@ func checkRecursiveWith(w *pg_query.WithClause) error {
 // depWalker finds the references to the WITH items named in names that
 // no inner WITH captures (makeDependencyGraphWalker).
 type depWalker struct {
+	cteScope
 	names map[string]int
-	inner [][]string
 	refs  map[int]bool
 }
 
-func (d *depWalker) captured(name string) bool {
-	for _, l := range d.inner {
+// cteScope is the names of inner WITH clauses in scope at a point of the
+// walk (parse_cte.c's innerwiths): a reference to one of them is not to
+// the WITH RECURSIVE item being checked.
+type cteScope struct{ inner [][]string }
+
+func (c *cteScope) captured(name string) bool {
+	for _, l := range c.inner {
 		for _, n := range l {
 			if n == name {
 				return true
@@ -98,6 +98,28 @@ func (d *depWalker) captured(name string) bool {
 		}
 	}
 	return false
+}
+
+// with walks w's items (walk) and then body, with w's names visible as
+// PostgreSQL scopes them: in a RECURSIVE clause all of them everywhere,
+// else each to the items after it and to body.
+func (c *cteScope) with(w *pg_query.WithClause, walk func(*pg_query.Node), body func()) {
+	ctes := withItems(w)
+	top := len(c.inner)
+	c.inner = append(c.inner, nil)
+	if w.Recursive {
+		for _, cte := range ctes {
+			c.inner[top] = append(c.inner[top], cte.Ctename)
+		}
+	}
+	for _, cte := range ctes {
+		walk(cte.Ctequery)
+		if !w.Recursive {
+			c.inner[top] = append(c.inner[top], cte.Ctename)
+		}
+	}
+	body()
+	c.inner = c.inner[:top]
 }
 
 func (d *depWalker) walk(n *pg_query.Node) {
@@ -149,33 +171,13 @@ func (d *depWalker) selectChildren(s *pg_query.SelectStmt) {
 	}
 }
 
-// withStmt walks a statement's WITH items and then the statement (body),
-// with the WITH's names visible as PostgreSQL's scoping makes them.
+// withStmt walks a statement's WITH items and then the statement (body).
 func (d *depWalker) withStmt(w *pg_query.WithClause, body func()) {
 	if w == nil {
 		body()
 		return
 	}
-	ctes := withItems(w)
-	if w.Recursive {
-		var names []string
-		for _, c := range ctes {
-			names = append(names, c.Ctename)
-		}
-		d.inner = append(d.inner, names)
-		for _, c := range ctes {
-			d.walk(c.Ctequery)
-		}
-	} else {
-		d.inner = append(d.inner, nil)
-		top := len(d.inner) - 1
-		for _, c := range ctes {
-			d.walk(c.Ctequery)
-			d.inner[top] = append(d.inner[top], c.Ctename)
-		}
-	}
-	body()
-	d.inner = d.inner[:len(d.inner)-1]
+	d.with(w, d.walk, body)
 }
 
 func withItems(w *pg_query.WithClause) []*pg_query.CommonTableExpr {
@@ -291,23 +293,12 @@ func checkWellFormed(cte *pg_query.CommonTableExpr) error {
 
 // recWalker is checkWellFormedRecursionWalker's state.
 type recWalker struct {
+	cteScope
 	name     string
 	ctx      recursionContext
-	inner    [][]string
 	refs     int
 	err      error
 	aggLevel *pg_query.SelectStmt // the SELECT whose FROM reads the self-reference
-}
-
-func (w *recWalker) captured(name string) bool {
-	for _, l := range w.inner {
-		for _, n := range l {
-			if n == name {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func (w *recWalker) walk(n *pg_query.Node) {
@@ -391,26 +382,7 @@ func (w *recWalker) walkSelect(s *pg_query.SelectStmt) {
 		w.selectStmt(s)
 		return
 	}
-	ctes := withItems(s.WithClause)
-	if s.WithClause.Recursive {
-		var names []string
-		for _, c := range ctes {
-			names = append(names, c.Ctename)
-		}
-		w.inner = append(w.inner, names)
-		for _, c := range ctes {
-			w.walk(c.Ctequery)
-		}
-	} else {
-		w.inner = append(w.inner, nil)
-		top := len(w.inner) - 1
-		for _, c := range ctes {
-			w.walk(c.Ctequery)
-			w.inner[top] = append(w.inner[top], c.Ctename)
-		}
-	}
-	w.selectStmt(s)
-	w.inner = w.inner[:len(w.inner)-1]
+	w.with(s.WithClause, w.walk, func() { w.selectStmt(s) })
 }
 
 // selectStmt is checkWellFormedSelectStmt.
