@@ -58,6 +58,12 @@
 //	   "added_version": 2                    // int64
 //	  }
 //	 ],
+//	 "deletes": [                            // optional: live position delete files
+//	  {"path": "data/<uuid>-deletes.parquet", // Iceberg v2 position deletes
+//	   "rows": 120, "bytes": 4096,           // deleted positions, file size
+//	   "data": ["data/<uuid>.parquet"],      // the data files it names, sorted
+//	   "added_version": 4}
+//	 ],
 //	 "committed_wal": [                      // optional, at most 64 writers
 //	  {"writer": "3fa85f64b2c1",             // 48 bits, 12 hex digits
 //	   "ranges": [[1, 5210], [5212, 9000]],  // committed counters, inclusive

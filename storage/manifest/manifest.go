@@ -37,6 +37,21 @@ type DataFile struct {
 	AddedVersion int64 `json:"added_version"`
 }
 
+// DeleteFile is one Iceberg position delete file (format v2): rows of
+// (file_path, pos) naming rows deleted from data files of the table. The
+// file_path column holds each data file's full location, as Iceberg
+// readers require; Data lists the same files by their relative paths.
+type DeleteFile struct {
+	// Path is the key relative to the table prefix, data/<uuid>-deletes.parquet.
+	Path  string `json:"path"`
+	Rows  int64  `json:"rows"` // deleted positions in the file
+	Bytes int64  `json:"bytes"`
+	// Data lists the data files (relative paths, sorted) whose rows it deletes.
+	Data []string `json:"data"`
+	// AddedVersion is the manifest version that first listed the file.
+	AddedVersion int64 `json:"added_version"`
+}
+
 // Manifest is one version of the table: the commit point.
 type Manifest struct {
 	FormatVersion int    `json:"format_version"`
@@ -47,6 +62,9 @@ type Manifest struct {
 	TimestampMS int64         `json:"timestamp_ms"`
 	Schema      schema.Schema `json:"schema"`
 	Files       []DataFile    `json:"files"`
+	// Deletes are the live position delete files. Every data file they
+	// name is in Files (a delete of a removed file is removed with it).
+	Deletes []DeleteFile `json:"deletes,omitempty"`
 	// CommittedWAL records every WAL transaction this version and its
 	// ancestors committed, as ranges of each writer's counters (see
 	// waltx.go), for the MaxTrackedWALWriters most recent writers.
@@ -76,6 +94,13 @@ func (m *Manifest) Clone() *Manifest {
 		for i, f := range m.Files {
 			f.Columns = append([]ColumnStats(nil), f.Columns...)
 			n.Files[i] = f
+		}
+	}
+	if m.Deletes != nil {
+		n.Deletes = make([]DeleteFile, len(m.Deletes))
+		for i, d := range m.Deletes {
+			d.Data = append([]string(nil), d.Data...)
+			n.Deletes[i] = d
 		}
 	}
 	n.CommittedWALTx = append([]string(nil), m.CommittedWALTx...)
@@ -131,6 +156,21 @@ func (m *Manifest) Validate() error {
 		if f.Rows < 0 || f.Bytes < 0 || f.AddedVersion < 1 || f.AddedVersion > m.Version {
 			return fmt.Errorf("manifest v%d: file %q: bad rows/bytes/added_version (%d/%d/%d)",
 				m.Version, f.Path, f.Rows, f.Bytes, f.AddedVersion)
+		}
+	}
+	for i, d := range m.Deletes {
+		if d.Path == "" || paths[d.Path] {
+			return fmt.Errorf("manifest v%d: delete file %d: empty or duplicate path %q", m.Version, i, d.Path)
+		}
+		paths[d.Path] = true
+		if d.Rows < 0 || d.Bytes < 0 || d.AddedVersion < 1 || d.AddedVersion > m.Version {
+			return fmt.Errorf("manifest v%d: delete file %q: bad rows/bytes/added_version (%d/%d/%d)",
+				m.Version, d.Path, d.Rows, d.Bytes, d.AddedVersion)
+		}
+		for _, f := range d.Data {
+			if !paths[f] {
+				return fmt.Errorf("manifest v%d: delete file %q names %q, which is not a data file of this version", m.Version, d.Path, f)
+			}
 		}
 	}
 	return nil
