@@ -54,7 +54,7 @@ func (p *Publisher) build(ctx context.Context, h head, m *manifest.Manifest) ([]
 	if h.meta != nil {
 		seq = h.meta.LastSequenceNumber() + 1 // sequence numbers never go back, even across a move
 	}
-	prev := map[string]ice.ManifestEntry{} // live entries of the parent snapshot, by path
+	var prev liveFiles // live entries of the parent snapshot, by path
 	if base != nil {
 		if ps := base.CurrentSnapshot(); ps != nil {
 			id := ps.SnapshotID
@@ -68,44 +68,72 @@ func (p *Publisher) build(ctx context.Context, h head, m *manifest.Manifest) ([]
 	nonce := uuid.NewString()
 
 	var manifests []ice.ManifestFile
-	var added, addedRows, totalRows, totalBytes int64
+	var st snapshotStats
 	if len(m.Files) > 0 {
-		key := fmt.Sprintf("%s/metadata/%s-m0.avro", p.prefix, nonce)
-		var buf bytes.Buffer
-		w, err := ice.NewManifestWriter(2, &buf, *ice.UnpartitionedSpec, cur, snapID)
-		if err != nil {
-			return nil, fmt.Errorf("iceberg: manifest writer: %w", err)
-		}
-		for i := range m.Files {
-			f := &m.Files[i]
-			uri := p.store.URI(p.prefix + "/" + f.Path)
-			totalRows += f.Rows
-			totalBytes += f.Bytes
-			if e, ok := prev[uri]; ok {
-				if err := w.Existing(e); err != nil {
-					return nil, fmt.Errorf("iceberg: manifest entry %s: %w", f.Path, err)
+		mf, err := p.writeManifest(ctx, fmt.Sprintf("%s/metadata/%s-m0.avro", p.prefix, nonce),
+			ice.ManifestContentData, cur, snapID, func(w *ice.ManifestWriter) error {
+				for i := range m.Files {
+					f := &m.Files[i]
+					uri := p.store.URI(p.prefix + "/" + f.Path)
+					st.totalRows += f.Rows
+					st.totalBytes += f.Bytes
+					if e, ok := prev.data[uri]; ok {
+						if err := w.Existing(e); err != nil {
+							return fmt.Errorf("iceberg: manifest entry %s: %w", f.Path, err)
+						}
+						continue
+					}
+					df, err := dataFile(&m.Schema, f, uri)
+					if err != nil {
+						return err
+					}
+					if err := w.Add(ice.NewManifestEntry(ice.EntryStatusADDED, &snapID, nil, nil, df)); err != nil {
+						return fmt.Errorf("iceberg: manifest entry %s: %w", f.Path, err)
+					}
+					st.addedData++
+					st.addedRows += f.Rows
+					st.addedBytes += f.Bytes
 				}
-				continue
-			}
-			df, err := dataFile(&m.Schema, f, uri)
-			if err != nil {
-				return nil, err
-			}
-			if err := w.Add(ice.NewManifestEntry(ice.EntryStatusADDED, &snapID, nil, nil, df)); err != nil {
-				return nil, fmt.Errorf("iceberg: manifest entry %s: %w", f.Path, err)
-			}
-			added++
-			addedRows += f.Rows
-		}
-		if err := w.Close(); err != nil {
-			return nil, fmt.Errorf("iceberg: manifest: %w", err)
-		}
-		mf, err := w.ToManifestFile(p.store.URI(key), int64(buf.Len()))
+				return nil
+			})
 		if err != nil {
-			return nil, fmt.Errorf("iceberg: manifest: %w", err)
+			return nil, err
 		}
-		if err := p.store.Put(ctx, key, buf.Bytes()); err != nil {
-			return nil, fmt.Errorf("iceberg: write manifest: %w", err)
+		manifests = append(manifests, mf)
+	}
+	if len(m.Deletes) > 0 {
+		// Delete files new in this snapshot are ADDED entries without a
+		// sequence number: they inherit the snapshot's, and so apply to
+		// every data file whose data sequence number is not greater
+		// (Iceberg's rule for position deletes). Carried files keep theirs.
+		mf, err := p.writeManifest(ctx, fmt.Sprintf("%s/metadata/%s-m1.avro", p.prefix, nonce),
+			ice.ManifestContentDeletes, cur, snapID, func(w *ice.ManifestWriter) error {
+				for i := range m.Deletes {
+					d := &m.Deletes[i]
+					uri := p.store.URI(p.prefix + "/" + d.Path)
+					st.totalPosDeletes += d.Rows
+					st.totalBytes += d.Bytes
+					if e, ok := prev.deletes[uri]; ok {
+						if err := w.Existing(e); err != nil {
+							return fmt.Errorf("iceberg: manifest entry %s: %w", d.Path, err)
+						}
+						continue
+					}
+					df, err := p.deleteFile(d, uri)
+					if err != nil {
+						return err
+					}
+					if err := w.Add(ice.NewManifestEntry(ice.EntryStatusADDED, &snapID, nil, nil, df)); err != nil {
+						return fmt.Errorf("iceberg: manifest entry %s: %w", d.Path, err)
+					}
+					st.addedDeleteFiles++
+					st.addedPosDeletes += d.Rows
+					st.addedBytes += d.Bytes
+				}
+				return nil
+			})
+		if err != nil {
+			return nil, err
 		}
 		manifests = append(manifests, mf)
 	}
@@ -126,37 +154,33 @@ func (p *Publisher) build(ctx context.Context, h head, m *manifest.Manifest) ([]
 		return nil, fmt.Errorf("iceberg: write manifest list: %w", err)
 	}
 
-	removed := int64(0)
-	live := make(map[string]bool, len(m.Files))
+	// Files of the parent absent from m were removed by this snapshot.
+	live := make(map[string]bool, len(m.Files)+len(m.Deletes))
 	for i := range m.Files {
 		live[p.store.URI(p.prefix+"/"+m.Files[i].Path)] = true
 	}
-	for path := range prev {
+	for i := range m.Deletes {
+		live[p.store.URI(p.prefix+"/"+m.Deletes[i].Path)] = true
+	}
+	for path, e := range prev.data {
 		if !live[path] {
-			removed++
+			st.removedData++
+			st.removedRows += e.DataFile().Count()
 		}
 	}
-	op := table.OpAppend
-	if removed > 0 {
-		op = table.OpOverwrite
+	for path, e := range prev.deletes {
+		if !live[path] {
+			st.removedDeleteFiles++
+			st.removedPosDeletes += e.DataFile().Count()
+		}
 	}
-	i64 := func(n int64) string { return strconv.FormatInt(n, 10) }
 	schemaID := cur.ID
+	props := st.summary(int64(len(m.Files)), int64(len(m.Deletes)))
+	props[SummaryManifestVersion] = strconv.FormatInt(m.Version, 10)
 	snap := &table.Snapshot{
 		SnapshotID: snapID, ParentSnapshotID: parent, SequenceNumber: seq,
 		TimestampMs: time.Now().UnixMilli(), ManifestList: p.store.URI(listKey), SchemaID: &schemaID,
-		Summary: &table.Summary{Operation: op, Properties: ice.Properties{
-			SummaryManifestVersion:   i64(m.Version),
-			"added-data-files":       i64(added),
-			"added-records":          i64(addedRows),
-			"deleted-data-files":     i64(removed),
-			"total-data-files":       i64(int64(len(m.Files))),
-			"total-records":          i64(totalRows),
-			"total-files-size":       i64(totalBytes),
-			"total-delete-files":     "0",
-			"total-position-deletes": "0",
-			"total-equality-deletes": "0",
-		}},
+		Summary: &table.Summary{Operation: st.operation(), Properties: props},
 	}
 	if err := b.AddSnapshot(snap); err != nil {
 		return nil, fmt.Errorf("iceberg: add snapshot: %w", err)
@@ -238,34 +262,124 @@ func sameFields(a, b *ice.Schema) bool {
 	return true
 }
 
-// liveEntries reads the data-file entries (ADDED or EXISTING) of snapshot s.
-func (p *Publisher) liveEntries(ctx context.Context, s *table.Snapshot) (map[string]ice.ManifestEntry, error) {
-	out := map[string]ice.ManifestEntry{}
+// liveFiles are the live entries (ADDED or EXISTING) of a snapshot, by
+// file path: data files, and position delete files.
+type liveFiles struct {
+	data, deletes map[string]ice.ManifestEntry
+}
+
+// liveEntries reads the live entries of snapshot s, from its data and its
+// delete manifests.
+func (p *Publisher) liveEntries(ctx context.Context, s *table.Snapshot) (liveFiles, error) {
+	out := liveFiles{data: map[string]ice.ManifestEntry{}, deletes: map[string]ice.ManifestEntry{}}
 	data, err := p.getURI(ctx, s.ManifestList)
 	if err != nil {
-		return nil, err
+		return out, err
 	}
 	mfs, err := ice.ReadManifestList(bytes.NewReader(data))
 	if err != nil {
-		return nil, fmt.Errorf("iceberg: read manifest list %s: %w", s.ManifestList, err)
+		return out, fmt.Errorf("iceberg: read manifest list %s: %w", s.ManifestList, err)
 	}
 	for _, mf := range mfs {
-		if mf.ManifestContent() != ice.ManifestContentData {
-			continue
-		}
 		md, err := p.getURI(ctx, mf.FilePath())
 		if err != nil {
-			return nil, err
+			return out, err
 		}
 		entries, err := ice.ReadManifest(mf, bytes.NewReader(md), true)
 		if err != nil {
-			return nil, fmt.Errorf("iceberg: read manifest %s: %w", mf.FilePath(), err)
+			return out, fmt.Errorf("iceberg: read manifest %s: %w", mf.FilePath(), err)
 		}
 		for _, e := range entries {
-			out[e.DataFile().FilePath()] = e
+			switch e.DataFile().ContentType() {
+			case ice.EntryContentData:
+				out.data[e.DataFile().FilePath()] = e
+			case ice.EntryContentPosDeletes:
+				out.deletes[e.DataFile().FilePath()] = e
+			default:
+				// We write no equality deletes; another writer's would not
+				// be carried into our snapshots.
+			}
 		}
 	}
 	return out, nil
+}
+
+// writeManifest writes one Avro manifest of content kind at key, its
+// entries added by fill, and returns it for the manifest list.
+func (p *Publisher) writeManifest(ctx context.Context, key string, content ice.ManifestContent, sc *ice.Schema,
+	snapID int64, fill func(*ice.ManifestWriter) error,
+) (ice.ManifestFile, error) {
+	var buf bytes.Buffer
+	w, err := ice.NewManifestWriter(2, &buf, *ice.UnpartitionedSpec, sc, snapID, ice.WithManifestWriterContent(content))
+	if err != nil {
+		return nil, fmt.Errorf("iceberg: manifest writer: %w", err)
+	}
+	if err := fill(w); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, fmt.Errorf("iceberg: manifest: %w", err)
+	}
+	mf, err := w.ToManifestFile(p.store.URI(key), int64(buf.Len()))
+	if err != nil {
+		return nil, fmt.Errorf("iceberg: manifest: %w", err)
+	}
+	if err := p.store.Put(ctx, key, buf.Bytes()); err != nil {
+		return nil, fmt.Errorf("iceberg: write manifest: %w", err)
+	}
+	return mf, nil
+}
+
+// snapshotStats counts what a snapshot adds and removes, for its summary.
+type snapshotStats struct {
+	addedData, addedRows, removedData, removedRows     int64
+	addedDeleteFiles, addedPosDeletes                  int64
+	removedDeleteFiles, removedPosDeletes              int64
+	addedBytes, totalRows, totalBytes, totalPosDeletes int64
+}
+
+// operation: append when the snapshot only adds data files; delete when it
+// only removes data files or adds delete files; overwrite when it does both.
+func (st *snapshotStats) operation() table.Operation {
+	deletes := st.removedData > 0 || st.addedDeleteFiles > 0
+	switch {
+	case deletes && st.addedData > 0:
+		return table.OpOverwrite
+	case deletes:
+		return table.OpDelete
+	}
+	return table.OpAppend
+}
+
+// summary: Iceberg's snapshot summary properties. total-records is the sum
+// of the data files' rows (deleted positions not subtracted), and
+// total-files-size counts delete files too, as Iceberg defines them.
+func (st *snapshotStats) summary(dataFiles, deleteFiles int64) ice.Properties {
+	i64 := func(n int64) string { return strconv.FormatInt(n, 10) }
+	props := ice.Properties{
+		"added-data-files":       i64(st.addedData),
+		"added-records":          i64(st.addedRows),
+		"deleted-data-files":     i64(st.removedData),
+		"total-data-files":       i64(dataFiles),
+		"total-records":          i64(st.totalRows),
+		"total-files-size":       i64(st.totalBytes),
+		"total-delete-files":     i64(deleteFiles),
+		"total-position-deletes": i64(st.totalPosDeletes),
+		"total-equality-deletes": "0",
+	}
+	for k, n := range map[string]int64{
+		"deleted-records":               st.removedRows,
+		"added-files-size":              st.addedBytes,
+		"added-delete-files":            st.addedDeleteFiles,
+		"added-position-delete-files":   st.addedDeleteFiles,
+		"added-position-deletes":        st.addedPosDeletes,
+		"removed-delete-files":          st.removedDeleteFiles,
+		"removed-position-delete-files": st.removedDeleteFiles,
+		"removed-position-deletes":      st.removedPosDeletes,
+	} {
+		props[k] = i64(n)
+	}
+	return props
 }
 
 // getURI reads an object by the absolute URI this store gave it.

@@ -175,3 +175,44 @@ func dataFile(sch *schema.Schema, f *manifest.DataFile, uri string) (ice.DataFil
 	}
 	return bld.ValueCounts(values).NullValueCounts(nulls).LowerBoundValues(lower).UpperBoundValues(upper).Build(), nil
 }
+
+// Field ids of a position delete file's columns (Iceberg's reserved ids).
+var (
+	posDeleteFilePathID = ice.PositionalDeleteSchema.Fields()[0].ID
+	posDeletePosID      = ice.PositionalDeleteSchema.Fields()[1].ID
+)
+
+// deleteFile builds the Iceberg position delete file for d (path made
+// absolute by uri). Its file_path bounds are the lowest and highest
+// location of the data files it names (the file_path column holds exactly
+// those), so readers match it only to them; with exactly one data file the
+// bounds are equal, which readers take as referenced_data_file. That field
+// is set too, but iceberg-go v0.7.0 writes it only in v3 manifests.
+func (p *Publisher) deleteFile(d *manifest.DeleteFile, uri string) (ice.DataFile, error) {
+	bld, err := ice.NewDataFileBuilder(*ice.UnpartitionedSpec, ice.EntryContentPosDeletes, uri, ice.ParquetFile,
+		nil, nil, nil, d.Rows, d.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("iceberg: delete file %s: %w", d.Path, err)
+	}
+	if len(d.Data) == 0 {
+		return bld.Build(), nil
+	}
+	lo, hi := "", ""
+	for i, f := range d.Data {
+		u := p.store.URI(p.prefix + "/" + f)
+		if i == 0 || u < lo {
+			lo = u
+		}
+		if i == 0 || u > hi {
+			hi = u
+		}
+	}
+	if len(d.Data) == 1 {
+		bld.ReferencedDataFile(lo)
+	}
+	counts := map[int]int64{posDeleteFilePathID: d.Rows, posDeletePosID: d.Rows}
+	nulls := map[int]int64{posDeleteFilePathID: 0, posDeletePosID: 0}
+	return bld.ValueCounts(counts).NullValueCounts(nulls).
+		LowerBoundValues(map[int][]byte{posDeleteFilePathID: []byte(lo)}).
+		UpperBoundValues(map[int][]byte{posDeleteFilePathID: []byte(hi)}).Build(), nil
+}

@@ -8,7 +8,9 @@
 //	                                   with create-if-not-exists, never rewritten
 //	metadata/version-hint.text         decimal K (no newline); advanced only
 //	                                   forwards, by conditional update
-//	metadata/{uuid}-m0.avro            the snapshot's manifest (Avro, spec v2)
+//	metadata/{uuid}-m0.avro            the snapshot's data manifest (Avro, spec v2)
+//	metadata/{uuid}-m1.avro            its delete manifest, when the table has
+//	                                   position delete files
 //	metadata/snap-{id}-1-{uuid}.avro   the snapshot's manifest list
 //
 // Every snapshot lists exactly the manifest's files: entries for files
@@ -16,8 +18,19 @@
 // sequence numbers), new ones ADDED, with record counts, file sizes, value
 // and null counts and lower/upper bounds (Iceberg single-value
 // serialization of the manifest's min/max). Removed files are simply
-// absent (operation "overwrite"; no DELETED entries are written). The
-// snapshot summary holds "bsdb.manifest-version" = N of _manifest/v{N}.
+// absent (no DELETED entries are written). The snapshot summary holds
+// "bsdb.manifest-version" = N of _manifest/v{N}, and Iceberg's counters.
+//
+// Position delete files (manifest.Deletes) are listed the same way in a
+// delete manifest (content deletes, entries POSITION_DELETES): new ones
+// ADDED without a sequence number, so they inherit the snapshot's and apply
+// to every data file with a data sequence number not greater; carried ones
+// EXISTING. Each gets record count, size, and file_path (field 2147483546)
+// lower/upper bounds: the lowest and highest location of the data files it
+// names, by which readers match it to data files (iceberg-go v0.7.0's v2
+// manifests have no referenced_data_file field; equal bounds say the same).
+// Operation: "append" (data files added only), "delete" (delete files
+// added or data files removed, no data added) or "overwrite" (both).
 // Schema: the table's column ids are the Iceberg field ids; kinds map as
 // IcebergType documents (int16 -> int, json -> string, interval -> fixed[16]).
 // Unpartitioned, unsorted.

@@ -67,6 +67,14 @@
 // string column from its dictionary's values (dict.go), which are exactly
 // the chunk's distinct values (TestStringDictionaries checks them).
 //
+// # Position delete files
+//
+// WritePositionDeletes writes an Iceberg v2 position delete file: required
+// columns file_path (string, field id 2147483546) and pos (int64, field id
+// 2147483545), rows sorted by (file_path, pos) without duplicates, zstd,
+// column statistics on (Iceberg readers prune by file_path's bounds).
+// ReadPositionDeletes reads such a file from any writer, by column name.
+//
 // Input batches must have exactly the schema's column count and Arrow types
 // (schema.Column.ArrowType); a NULL in a NOT NULL column is rejected.
 package parquet
