@@ -159,6 +159,7 @@ type encTx struct {
 	id      uuid.UUID
 	seq     uint64
 	batches []arrow.RecordBatch
+	aux     [][]byte // nil, or parallel to batches (auxiliary payloads)
 }
 
 func firstDiff(a, b []byte) int {

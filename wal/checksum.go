@@ -14,7 +14,12 @@ import (
 
 // The batch checksum is part of the on-disk format:
 //
-//	crc32c( canonical(batch) || txid[16] || seq u64le || index u32le || count u32le )
+//	crc32c( canonical(batch) || txid[16] || seq u64le || index u32le || count u32le [|| aux] )
+//
+// aux = len(payload) u64le || payload, only for a batch with an auxiliary
+// payload (key bsdb.wal.aux, AppendAux; a zero-length payload is a payload
+// and folds in its 8-byte length); a batch without one has exactly the
+// checksum it had before payloads existed.
 //
 // canonical(batch) = numRows u64le, numCols u32le, then per column i:
 //
@@ -72,8 +77,9 @@ func dataCRC(rec arrow.RecordBatch) (uint32, error) {
 	return h.sum(), nil
 }
 
-// finishCRC folds the transaction trailer into a data CRC.
-func finishCRC(data uint32, tx uuid.UUID, seq uint64, index, count uint32) uint32 {
+// finishCRC folds the transaction trailer, and the auxiliary payload if aux
+// is not nil, into a data CRC.
+func finishCRC(data uint32, tx uuid.UUID, seq uint64, index, count uint32, aux []byte) uint32 {
 	h := crcWriters.Get().(*crcWriter)
 	defer h.release()
 	h.crc = data
@@ -81,6 +87,10 @@ func finishCRC(data uint32, tx uuid.UUID, seq uint64, index, count uint32) uint3
 	h.u64(seq)
 	h.u32(index)
 	h.u32(count)
+	if aux != nil {
+		h.u64(uint64(len(aux)))
+		h.bytes(aux)
+	}
 	return h.sum()
 }
 

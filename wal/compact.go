@@ -8,12 +8,12 @@ import (
 
 // compactLarge rewrites each recovered segment larger than CompactBytes
 // that holds committed transactions: its uncommitted transactions (same
-// ids, same sequence numbers) go to a new segment that is sealed, synced
-// and dir-synced before the old one is removed. A crash in between leaves
-// both; recovery returns each transaction id once, so nothing is
-// duplicated. A torn segment is kept as <name>.broken instead of being
-// removed (repairs keep the original). Segments with untagged data or a
-// schema other than Options.Schema are left alone.
+// ids, same sequence numbers, same auxiliary payloads) go to a new segment
+// that is sealed, synced and dir-synced before the old one is removed. A
+// crash in between leaves both; recovery returns each transaction id
+// once, so nothing is duplicated. A torn segment is kept as <name>.broken
+// instead of being removed (repairs keep the original). Segments with
+// untagged data or a schema other than Options.Schema are left alone.
 //
 // REQUIRES: called from Open only (no concurrent use yet).
 func (w *WAL) compactLarge(recs []Record) error {
@@ -60,7 +60,7 @@ func (w *WAL) compactLarge(recs []Record) error {
 						return fmt.Errorf("wal: compact %s: %w", old.name, err)
 					}
 				}
-				buf, err := w.encodeLocked(seg, r.TxID, r.Seq, r.Batches, crcs)
+				buf, err := w.encodeLocked(seg, r.TxID, r.Seq, r.Batches, r.Aux, crcs)
 				if err != nil {
 					return fmt.Errorf("wal: compact %s: %w", old.name, err)
 				}

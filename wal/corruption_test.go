@@ -243,7 +243,8 @@ func sameBatches(a, b *segmentContents) bool {
 	}
 	for i := range a.batches {
 		x, y := a.batches[i], b.batches[i]
-		if x.tx != y.tx || x.seq != y.seq || x.index != y.index || x.count != y.count {
+		if x.tx != y.tx || x.seq != y.seq || x.index != y.index || x.count != y.count ||
+			(x.aux == nil) != (y.aux == nil) || !bytes.Equal(x.aux, y.aux) {
 			return false
 		}
 		if !recordsEqual(x.rec, y.rec) {

@@ -50,19 +50,30 @@
 //	bsdb.wal.tx_index  index of the batch in its transaction, decimal, 0-based
 //	bsdb.wal.tx_count  number of batches of the transaction, decimal, >= 1
 //	bsdb.wal.crc32c    checksum, 8 lowercase hex digits (big-endian value)
+//	bsdb.wal.aux       auxiliary payload (AppendAux), only on a batch that has
+//	                   one, after the five keys above: the payload's raw bytes
+//	                   (any bytes, NUL and invalid UTF-8 included; not base64),
+//	                   0..MaxAuxBytes (16 MiB) long. The WAL does not interpret
+//	                   it (bsdb-pg stores a DELETE's row identities in one, on
+//	                   a zero-row batch). A zero-length payload is a payload:
+//	                   it is recovered as non-nil and empty, unlike no payload.
 //
 // Arrow IPC has no checksum: a flipped bit reads back silently. The
 // checksum is CRC-32C (Castagnoli) over a canonical form of the batch
 // (row count, and per column: name, nullability, type fingerprint,
 // length, null count, the validity bits and values of exactly the rows in
 // the array, offsets rebased to 0) followed by the 32-byte trailer tx id,
-// seq u64, index u32, count u32; see checksum.go for the exact definition.
-// It is independent of how buffers are sliced or padded, so it survives
-// the IPC round trip; a flip in any byte that carries a value, a length, a
-// null, the tx identity or the schema of the column is detected. Flips in
-// padding bytes that no value reads are not (they cannot change data).
+// seq u64, index u32, count u32, and, for a batch with an auxiliary
+// payload only, its length u64 and bytes (a batch without one has the
+// checksum it had before payloads existed); see checksum.go for the exact
+// definition. It is independent of how buffers are sliced or padded, so
+// it survives the IPC round trip; a flip in any byte that carries a value,
+// a length, a null, the tx identity, the schema of the column or a
+// payload is detected. Flips in padding bytes that no value reads are not
+// (they cannot change data).
 //
-// Limits (part of the format): metaLen <= 64 MiB, bodyLength <= 2 GiB.
+// Limits (part of the format): metaLen <= 64 MiB (the payload is part of
+// the metadata), bodyLength <= 2 GiB.
 //
 // # Durability policy
 //

@@ -94,7 +94,8 @@ func (e *ipcEncoder) schemaMessage(sc *arrow.Schema) ([]byte, error) {
 
 // reset starts a new output (an append or a seal).
 func (e *ipcEncoder) reset() {
-	if e.fb == nil {
+	if e.fb == nil || cap(e.fb.Bytes) > maxRetainedEncoding {
+		// A large auxiliary payload grows the builder: not kept either.
 		e.fb = flatbuffers.NewBuilder(1024)
 	}
 	if cap(e.out) > maxRetainedEncoding {
@@ -104,8 +105,8 @@ func (e *ipcEncoder) reset() {
 }
 
 // appendBatch appends the RecordBatch message of b tagged with the WAL
-// metadata to e.out.
-func (e *ipcEncoder) appendBatch(b arrow.RecordBatch, tx uuid.UUID, seq uint64, index, count, crc uint32) error {
+// metadata (and aux, if not nil, as its auxiliary payload) to e.out.
+func (e *ipcEncoder) appendBatch(b arrow.RecordBatch, tx uuid.UUID, seq uint64, index, count, crc uint32, aux []byte) error {
 	e.bufs, e.nodes = e.bufs[:0], e.nodes[:0]
 	for i, col := range b.Columns() {
 		if err := e.visit(col); err != nil {
@@ -116,11 +117,17 @@ func (e *ipcEncoder) appendBatch(b arrow.RecordBatch, tx uuid.UUID, seq uint64, 
 	for _, bb := range e.bufs {
 		bodyLen += bitutil.CeilByte64(int64(bb.n))
 	}
-	meta := e.message(b.NumRows(), bodyLen, tx, seq, index, count, crc)
+	meta := e.message(b.NumRows(), bodyLen, tx, seq, index, count, crc, aux)
 
 	// Stream framing (arrow/ipc writeMessage): continuation, the padded
 	// flatbuffer length, the flatbuffer, zeros to 8 bytes.
 	padded := (len(meta) + 8 + frameAlign - 1) / frameAlign * frameAlign
+	if padded-8 > maxMetadataLen {
+		return fmt.Errorf("message metadata of %d bytes exceeds the limit of %d", padded-8, maxMetadataLen)
+	}
+	if bodyLen > maxBodyLen {
+		return fmt.Errorf("message body of %d bytes exceeds the limit of %d", bodyLen, maxBodyLen)
+	}
 	out := binary.LittleEndian.AppendUint32(e.out, continuationMarker)
 	out = binary.LittleEndian.AppendUint32(out, uint32(padded-8))
 	out = append(out, meta...)
@@ -322,8 +329,9 @@ func (e *ipcEncoder) varBinary(d arrow.ArrayData, off, n, width int) error {
 // message builds the flatbuffer Message of a RecordBatch with the WAL
 // metadata, with the same builder calls as arrow/ipc writeRecordMessage
 // (recordToFB, writeMessageFB, metadataToFB and the generated flatbuf
-// helpers), so the same bytes. The result is valid until the next call.
-func (e *ipcEncoder) message(rows, bodyLen int64, tx uuid.UUID, seq uint64, index, count, crc uint32) []byte {
+// helpers), so the same bytes. aux, if not nil, is the value of a sixth
+// key, keyAux. The result is valid until the next call.
+func (e *ipcEncoder) message(rows, bodyLen int64, tx uuid.UUID, seq uint64, index, count, crc uint32, aux []byte) []byte {
 	b := e.fb
 	b.Reset()
 
@@ -366,10 +374,14 @@ func (e *ipcEncoder) message(rows, bodyLen int64, tx uuid.UUID, seq uint64, inde
 	e4 := len(v)
 	v = appendHex32(v, crc)
 	e.vals = v
-	keys := [5]string{keyTxID, keySeq, keyIndex, keyCount, keyCRC32C}
-	vals := [5][]byte{v[:e1], v[e1:e2], v[e2:e3], v[e3:e4], v[e4:]}
-	var kvs [5]flatbuffers.UOffsetT
-	for i := range kvs {
+	keys := [6]string{keyTxID, keySeq, keyIndex, keyCount, keyCRC32C, keyAux}
+	vals := [6][]byte{v[:e1], v[e1:e2], v[e2:e3], v[e3:e4], v[e4:], aux}
+	nkv := 5
+	if aux != nil {
+		nkv = 6 // the payload is not copied into e.vals: it may be large
+	}
+	var kvs [6]flatbuffers.UOffsetT
+	for i := 0; i < nkv; i++ {
 		k := b.CreateString(keys[i])
 		val := b.CreateByteString(vals[i])
 		b.StartObject(2)
@@ -377,11 +389,11 @@ func (e *ipcEncoder) message(rows, bodyLen int64, tx uuid.UUID, seq uint64, inde
 		b.PrependUOffsetTSlot(1, val, 0)
 		kvs[i] = b.EndObject()
 	}
-	b.StartVector(4, len(kvs), 4)
-	for i := len(kvs) - 1; i >= 0; i-- {
+	b.StartVector(4, nkv, 4)
+	for i := nkv - 1; i >= 0; i-- {
 		b.PrependUOffsetT(kvs[i])
 	}
-	md := b.EndVector(len(kvs))
+	md := b.EndVector(nkv)
 
 	b.StartObject(5)
 	b.PrependInt16Slot(0, metadataVersionV5, 0)

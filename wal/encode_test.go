@@ -47,11 +47,17 @@ func ipcWriterStream(t testing.TB, sc *arrow.Schema, txs []encTx) []byte {
 			if err != nil {
 				t.Fatal(err)
 			}
-			md := arrow.NewMetadata(
-				[]string{keyTxID, keySeq, keyIndex, keyCount, keyCRC32C},
-				[]string{tx.id.String(), strconv.FormatUint(tx.seq, 10), strconv.FormatUint(uint64(i), 10),
-					strconv.FormatUint(uint64(count), 10), formatCRC(finishCRC(c, tx.id, tx.seq, uint32(i), count))},
-			)
+			var aux []byte
+			if tx.aux != nil {
+				aux = tx.aux[i]
+			}
+			keys := []string{keyTxID, keySeq, keyIndex, keyCount, keyCRC32C}
+			vals := []string{tx.id.String(), strconv.FormatUint(tx.seq, 10), strconv.FormatUint(uint64(i), 10),
+				strconv.FormatUint(uint64(count), 10), formatCRC(finishCRC(c, tx.id, tx.seq, uint32(i), count, aux))}
+			if aux != nil {
+				keys, vals = append(keys, keyAux), append(vals, string(aux))
+			}
+			md := arrow.NewMetadata(keys, vals)
 			tagged := array.NewRecordBatchWithMetadata(sc, b.Columns(), b.NumRows(), md)
 			err = wr.Write(tagged)
 			tagged.Release()
@@ -84,7 +90,11 @@ func encoderStream(t testing.TB, e *ipcEncoder, sc *arrow.Schema, txs []encTx) [
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := e.appendBatch(b, tx.id, tx.seq, uint32(i), count, finishCRC(c, tx.id, tx.seq, uint32(i), count)); err != nil {
+			var aux []byte
+			if tx.aux != nil {
+				aux = tx.aux[i]
+			}
+			if err := e.appendBatch(b, tx.id, tx.seq, uint32(i), count, finishCRC(c, tx.id, tx.seq, uint32(i), count, aux), aux); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -96,9 +106,11 @@ func encoderStream(t testing.TB, e *ipcEncoder, sc *arrow.Schema, txs []encTx) [
 // TestEncoderMatchesIPCWriter: the WAL's encoder writes exactly the bytes
 // arrow-go's ipc.Writer writes, for every column layout, with and without
 // nulls, all null, empty, sliced (bitmaps at odd bit offsets, offsets to
-// rebase), with oversized buffers, and one encoder reused for all of it.
+// rebase), with oversized buffers, with and without auxiliary payloads
+// (arbitrary bytes, empty, large), and one encoder reused for all of it.
 func TestEncoderMatchesIPCWriter(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
+	auxRng := rand.New(rand.NewPCG(13, 17)) // separate: the batches stay those of before payloads
 	var e ipcEncoder
 	for round := 0; round < 300; round++ {
 		var txs []encTx
@@ -131,6 +143,12 @@ func TestEncoderMatchesIPCWriter(t *testing.T) {
 					all = append(all, b)
 				}
 				tx.batches = append(tx.batches, b)
+			}
+			if auxRng.IntN(3) == 0 {
+				tx.aux = make([][]byte, len(tx.batches))
+				for i := range tx.aux {
+					tx.aux[i] = randomAux(auxRng)
+				}
 			}
 			txs = append(txs, tx)
 		}
@@ -268,5 +286,64 @@ func checkRecovered(t *testing.T, dir string, txs []encTx) {
 				t.Fatalf("tx %d batch %d: recovered rows differ", i, j)
 			}
 		}
+		checkAux(t, i, r.Aux, tx.aux)
 	}
+}
+
+// checkAux requires recovered payloads got to be want, nil-ness included
+// (a record whose batches have no payload has Aux nil).
+func checkAux(t *testing.T, tx int, got, want [][]byte) {
+	t.Helper()
+	some := false
+	for _, a := range want {
+		if a != nil {
+			some = true
+		}
+	}
+	if !some {
+		if got != nil {
+			t.Fatalf("tx %d: Aux %q, want nil", tx, got)
+		}
+		return
+	}
+	if len(got) != len(want) {
+		t.Fatalf("tx %d: %d payloads, want %d", tx, len(got), len(want))
+	}
+	for j := range want {
+		if (got[j] == nil) != (want[j] == nil) || !bytes.Equal(got[j], want[j]) {
+			t.Fatalf("tx %d batch %d: payload %q (nil %v), want %q (nil %v)", tx, j, trunc(got[j]), got[j] == nil, trunc(want[j]), want[j] == nil)
+		}
+	}
+}
+
+func trunc(b []byte) []byte { return b[:min(len(b), 40)] }
+
+// randomAux returns a payload: nil, empty, or bytes of any value (NUL,
+// invalid UTF-8, 0xFF runs like a continuation marker), sometimes large.
+func randomAux(rng *rand.Rand) []byte {
+	var n int
+	switch rng.IntN(6) {
+	case 0:
+		return nil
+	case 1:
+		return []byte{}
+	case 2:
+		n = 1 + rng.IntN(3)
+	case 3:
+		n = 100_000 + rng.IntN(100_000)
+	default:
+		n = rng.IntN(300)
+	}
+	b := make([]byte, n)
+	for i := range b {
+		switch rng.IntN(4) {
+		case 0:
+			b[i] = 0
+		case 1:
+			b[i] = 0xFF
+		default:
+			b[i] = byte(rng.Int())
+		}
+	}
+	return b
 }

@@ -32,6 +32,12 @@ const (
 	keyIndex  = "bsdb.wal.tx_index" // decimal, 0-based index of the batch in its transaction
 	keyCount  = "bsdb.wal.tx_count" // decimal, number of batches of the transaction (>= 1)
 	keyCRC32C = "bsdb.wal.crc32c"   // 8 lowercase hex digits, see checksum.go
+	// keyAux is present only on a batch with an auxiliary payload
+	// (AppendAux): its value is the payload's raw bytes (any bytes, NUL and
+	// invalid UTF-8 included; flatbuffers strings are length-prefixed and
+	// arrow-go's reader copies them unchecked), at most MaxAuxBytes. It
+	// comes last, after keyCRC32C; the checksum covers it (checksum.go).
+	keyAux = "bsdb.wal.aux"
 
 	segmentPrefix = "log_"
 	segmentSuffix = ".arrow"

@@ -1,11 +1,13 @@
 package wal
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/google/uuid"
 )
 
@@ -24,6 +26,14 @@ func FuzzSegmentReader(f *testing.F) {
 			f.Fatal(err)
 		}
 	}
+	// A transaction with auxiliary payloads (an empty one, and NUL and
+	// invalid UTF-8 bytes on a zero-row batch).
+	b0, b1 := makeBatch(900, 3), makeBatch(903, 0)
+	if _, err := w.AppendAux(context.Background(), uuid.New(), []arrow.RecordBatch{b0, b1}, [][]byte{{}, auxPayload(5, 40)}, DurabilitySync); err != nil {
+		f.Fatal(err)
+	}
+	b0.Release()
+	b1.Release()
 	seg := w.Segments()[0].Name
 	w.Close()
 	data, err := os.ReadFile(filepath.Join(dir, seg))
@@ -64,7 +74,7 @@ func FuzzSegmentReader(f *testing.F) {
 				if err != nil {
 					t.Fatalf("returned batch fails validation: %v", err)
 				}
-				if got := finishCRC(dc, bt.tx, bt.seq, bt.index, bt.count); got != bt.crc {
+				if got := finishCRC(dc, bt.tx, bt.seq, bt.index, bt.count, bt.aux); got != bt.crc {
 					t.Fatalf("returned batch with checksum %08x, stored %08x", got, bt.crc)
 				}
 			}

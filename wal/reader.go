@@ -49,6 +49,7 @@ type batch struct {
 	index  uint32
 	count  uint32
 	crc    uint32 // stored checksum (tagged batches)
+	aux    []byte // auxiliary payload (key bsdb.wal.aux), nil if none
 	off    int64  // frame offset
 }
 
@@ -639,7 +640,11 @@ func verifyBatch(rec arrow.RecordBatch) (batch, error) {
 		}
 		want := binary.BigEndian.Uint32(raw)
 		b.crc = want
-		if got := finishCRC(crc, b.tx, b.seq, b.index, b.count); got != want {
+		if i := md.FindKey(keyAux); i >= 0 {
+			// Any bytes: the reader copied the flatbuffer string unchecked.
+			b.aux = []byte(md.Values()[i])
+		}
+		if got := finishCRC(crc, b.tx, b.seq, b.index, b.count, b.aux); got != want {
 			return batch{}, fmt.Errorf("crc32c %08x, stored %08x", got, want)
 		}
 		b.tagged = true

@@ -26,6 +26,11 @@ type Record struct {
 	TxID    uuid.UUID
 	Seq     uint64
 	Batches []arrow.RecordBatch
+	// Aux is parallel to Batches: Aux[i] is the auxiliary payload batch i
+	// was appended with (AppendAux), nil when it had none (a zero-length
+	// payload is recovered as a non-nil empty slice). Aux is nil when no
+	// batch of the record had one.
+	Aux     [][]byte
 	Segment string
 }
 
@@ -34,7 +39,7 @@ func (r *Record) Release() {
 	for _, b := range r.Batches {
 		b.Release()
 	}
-	r.Batches = nil
+	r.Batches, r.Aux = nil, nil
 }
 
 // Open recovers the segments in opts.Dir and returns a WAL ready for
@@ -155,7 +160,7 @@ func (w *WAL) recover(committed func(uuid.UUID) bool) ([]Record, error) {
 				}
 				seen[t.tx] = true
 			}
-			recs = append(recs, Record{TxID: t.tx, Seq: t.seq, Batches: t.batches, Segment: o.name})
+			recs = append(recs, Record{TxID: t.tx, Seq: t.seq, Batches: t.batches, Aux: t.aux, Segment: o.name})
 		}
 		c.batches = nil // ownership moved to recs
 		w.mu.sealed = append(w.mu.sealed, reg)
@@ -237,15 +242,27 @@ type txn struct {
 	tx         uuid.UUID // Nil for a run of untagged batches
 	seq        uint64
 	batches    []arrow.RecordBatch
+	aux        [][]byte // parallel to batches; nil while no batch has a payload
 	off        int64
 	incomplete bool
+}
+
+// add appends a batch and its auxiliary payload (nil if none).
+func (t *txn) add(b batch) {
+	t.batches = append(t.batches, b.rec)
+	if b.aux != nil && t.aux == nil {
+		t.aux = make([][]byte, len(t.batches)-1, cap(t.batches))
+	}
+	if t.aux != nil {
+		t.aux = append(t.aux, b.aux)
+	}
 }
 
 func (t *txn) release() {
 	for _, b := range t.batches {
 		b.Release()
 	}
-	t.batches = nil
+	t.batches, t.aux = nil, nil
 }
 
 // assemble groups a segment's batches into transactions. The batches of a
@@ -271,12 +288,12 @@ func assemble(name string, c *segmentContents) ([]*txn, error) {
 				cur = &txn{off: b.off}
 				out = append(out, cur)
 			}
-			cur.batches = append(cur.batches, b.rec)
+			cur.add(b)
 		case cur != nil && cur.tx != uuid.Nil:
 			if b.tx != cur.tx || b.seq != cur.seq || b.count != count || b.index != want {
 				return fail(b.off, "transaction %s (batch %d of %d) interrupted by %s batch %d of %d", cur.tx, want, count, b.tx, b.index, b.count)
 			}
-			cur.batches = append(cur.batches, b.rec)
+			cur.add(b)
 			want++
 			if want == count {
 				cur.incomplete = false
@@ -286,7 +303,8 @@ func assemble(name string, c *segmentContents) ([]*txn, error) {
 			if b.index != 0 {
 				return fail(b.off, "transaction %s starts at batch %d of %d", b.tx, b.index, b.count)
 			}
-			cur = &txn{tx: b.tx, seq: b.seq, off: b.off, batches: []arrow.RecordBatch{b.rec}, incomplete: true}
+			cur = &txn{tx: b.tx, seq: b.seq, off: b.off, incomplete: true}
+			cur.add(b)
 			out = append(out, cur)
 			want, count = 1, b.count
 			if want == count {

@@ -101,6 +101,21 @@ func (w *WAL) Dir() string { return w.opts.Dir }
 // context is checked before writing; once written, Append waits for the
 // sync. The caller keeps ownership of batches.
 func (w *WAL) Append(ctx context.Context, txID uuid.UUID, batches []arrow.RecordBatch, d Durability) (uint64, error) {
+	return w.AppendAux(ctx, txID, batches, nil, d)
+}
+
+// MaxAuxBytes bounds one auxiliary payload (AppendAux). Its key and value
+// travel in the batch's flatbuffer metadata, whose limit is 64 MiB.
+const MaxAuxBytes = 16 << 20
+
+// AppendAux is Append where aux[i], if non-nil, is an opaque payload stored
+// with batch i (len(aux) == len(batches), or aux == nil meaning none). A
+// payload may be up to MaxAuxBytes. The WAL does not interpret it: it is
+// stored (metadata key bsdb.wal.aux), covered by the batch's checksum and
+// returned in Record.Aux by Open. A zero-length non-nil payload is a
+// payload: it is recovered as a non-nil empty slice. The caller keeps
+// ownership of aux; the WAL does not retain it after AppendAux returns.
+func (w *WAL) AppendAux(ctx context.Context, txID uuid.UUID, batches []arrow.RecordBatch, aux [][]byte, d Durability) (uint64, error) {
 	if txID == uuid.Nil {
 		return 0, errors.New("wal: append: nil transaction id")
 	}
@@ -109,6 +124,14 @@ func (w *WAL) Append(ctx context.Context, txID uuid.UUID, batches []arrow.Record
 	}
 	if d != DurabilitySync && d != DurabilityAsync {
 		return 0, fmt.Errorf("wal: append: bad durability %d", d)
+	}
+	if aux != nil && len(aux) != len(batches) {
+		return 0, fmt.Errorf("wal: append: %d auxiliary payloads for %d batches", len(aux), len(batches))
+	}
+	for i, a := range aux {
+		if len(a) > MaxAuxBytes {
+			return 0, fmt.Errorf("wal: append: batch %d: auxiliary payload of %d bytes exceeds the limit of %d", i, len(a), MaxAuxBytes)
+		}
 	}
 	crcs := make([]uint32, len(batches))
 	for i, b := range batches {
@@ -133,7 +156,7 @@ func (w *WAL) Append(ctx context.Context, txID uuid.UUID, batches []arrow.Record
 	}
 	seq := w.mu.nextSeq
 	w.mu.nextSeq++
-	buf, err := w.encodeLocked(seg, txID, seq, batches, crcs)
+	buf, err := w.encodeLocked(seg, txID, seq, batches, aux, crcs)
 	if err != nil {
 		w.mu.Unlock()
 		return 0, err
@@ -169,9 +192,10 @@ func (w *WAL) Append(ctx context.Context, txID uuid.UUID, batches []arrow.Record
 
 // encodeLocked encodes the tagged batches (after the schema message if
 // they start seg's stream) and returns the bytes to write, valid until the
-// next call. An error leaves seg untouched and usable: nothing was written.
+// next call. aux is nil or parallel to batches (nil entries: no payload).
+// An error leaves seg untouched and usable: nothing was written.
 // REQUIRES: w.mu held.
-func (w *WAL) encodeLocked(seg *segment, txID uuid.UUID, seq uint64, batches []arrow.RecordBatch, crcs []uint32) ([]byte, error) {
+func (w *WAL) encodeLocked(seg *segment, txID uuid.UUID, seq uint64, batches []arrow.RecordBatch, aux [][]byte, crcs []uint32) ([]byte, error) {
 	e := &w.mu.enc
 	e.reset()
 	if seg.size == 0 {
@@ -184,7 +208,11 @@ func (w *WAL) encodeLocked(seg *segment, txID uuid.UUID, seq uint64, batches []a
 	count := uint32(len(batches))
 	for i, b := range batches {
 		idx := uint32(i)
-		if err := e.appendBatch(b, txID, seq, idx, count, finishCRC(crcs[i], txID, seq, idx, count)); err != nil {
+		var a []byte
+		if aux != nil {
+			a = aux[i]
+		}
+		if err := e.appendBatch(b, txID, seq, idx, count, finishCRC(crcs[i], txID, seq, idx, count, a), a); err != nil {
 			return nil, fmt.Errorf("wal: append tx %s: batch %d: %w", txID, i, err)
 		}
 	}
