@@ -50,6 +50,9 @@ type PendingCommit struct {
 	TxIDs   []uuid.UUID // tx ids of Batches, in order, deduplicated
 	// Files written for this commit (keys relative to the table prefix).
 	Files []manifest.DataFile
+	// Deletes is the delete file written for the staged delete records.
+	Deletes      *manifest.DeleteFile
+	filesWritten bool
 	// Manifest is the committed manifest (phase >= ManifestCommitted).
 	Manifest *manifest.Manifest
 	// MetadataKey is the published Iceberg metadata (phase IcebergPublished).
@@ -161,12 +164,20 @@ func (t *Table) stageAndCommitManifest(ctx context.Context) error {
 			t.markManifestCommitted(head, pc)
 			return nil
 		}
-		if pc.Files == nil {
+		if !pc.filesWritten {
 			files, err := t.writeDataFiles(ctx, pc.Batches)
 			if err != nil {
 				return err
 			}
 			pc.Files = files
+			del, err := t.writeDeleteFile(ctx, head, pc.Batches)
+			if err != nil {
+				t.deleteFiles(files)
+				pc.Files = nil
+				return err
+			}
+			pc.Deletes = del
+			pc.filesWritten = true
 			crash.Point(crash.CommitAfterParquet)
 		}
 		next := head.Next()
@@ -175,6 +186,23 @@ func (t *Table) stageAndCommitManifest(ctx context.Context) error {
 			pc.Files[i].AddedVersion = next.Version
 		}
 		next.Files = append(append([]manifest.DataFile(nil), head.Files...), pc.Files...)
+		if pc.Deletes != nil {
+			if missing := missingData(pc.Deletes, head); missing {
+				// Another process removed a file this delete names (a
+				// TRUNCATE): the rows are gone; write it again without them.
+				t.deleteDeleteFile(pc.Deletes)
+				del, err := t.writeDeleteFile(ctx, head, pc.Batches)
+				if err != nil {
+					return err
+				}
+				pc.Deletes = del
+			}
+		}
+		if pc.Deletes != nil {
+			d := *pc.Deletes
+			d.AddedVersion = next.Version
+			next.Deletes = append(append([]manifest.DeleteFile(nil), head.Deletes...), d)
+		}
 		next.AddCommittedWALTx(pc.TxIDs...)
 		err = t.manifests.Create(ctx, next)
 		if err == nil {
@@ -223,9 +251,14 @@ func (t *Table) dropCommitted(pc *PendingCommit, head *manifest.Manifest) bool {
 	}
 	pc.Batches = keep
 	pc.TxIDs = txIDsOf(keep)
-	if pc.Files != nil {
+	if pc.filesWritten {
 		t.deleteFiles(pc.Files)
 		pc.Files = nil
+		if pc.Deletes != nil {
+			t.deleteDeleteFile(pc.Deletes)
+			pc.Deletes = nil
+		}
+		pc.filesWritten = false
 	}
 	t.pcMu.Unlock()
 	return len(keep) > 0
@@ -233,6 +266,13 @@ func (t *Table) dropCommitted(pc *PendingCommit, head *manifest.Manifest) bool {
 
 func (t *Table) markManifestCommitted(m *manifest.Manifest, pc *PendingCommit) {
 	t.resolveLog(m) // no I/O under pcMu (it may remove a log file)
+	if pc.Deletes != nil {
+		// Its positions are in the index already (claimed, or marked at
+		// recovery).
+		t.dead.mu.Lock()
+		t.dead.loaded[pc.Deletes.Path] = true
+		t.dead.mu.Unlock()
+	}
 	t.pcMu.Lock()
 	pc.Phase = PhaseManifestCommitted
 	pc.Manifest = m
@@ -318,6 +358,9 @@ func (t *Table) writeDataFiles(ctx context.Context, batches []Batch) ([]manifest
 		return nil
 	}
 	for _, b := range batches {
+		if b.Del != nil {
+			continue
+		}
 		group = append(group, b.Rec)
 		rows += b.Rec.NumRows()
 		if rows >= t.opts.FileRows {
@@ -374,6 +417,24 @@ func (t *Table) deleteFiles(files []manifest.DataFile) {
 			t.opts.Logger.Warn("could not delete orphaned data file", "file", f.Path, "err", err)
 		}
 	}
+}
+
+// deleteDeleteFile removes a staged delete file no manifest references.
+func (t *Table) deleteDeleteFile(d *manifest.DeleteFile) {
+	if err := t.opts.Store.Delete(context.Background(), t.key(d.Path)); err != nil {
+		t.opts.Logger.Warn("could not delete orphaned delete file", "file", d.Path, "err", err)
+	}
+}
+
+// missingData reports whether d names a data file head does not hold.
+func missingData(d *manifest.DeleteFile, head *manifest.Manifest) bool {
+	rows := dataRows(head)
+	for _, f := range d.Data {
+		if _, ok := rows[f]; !ok {
+			return true
+		}
+	}
+	return false
 }
 
 func txIDsOf(batches []Batch) []uuid.UUID {

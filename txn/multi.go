@@ -48,6 +48,8 @@ type Part struct {
 	BatchIDs []uint64
 	// Merge as in WriteOptions; only a single part is merged.
 	Merge bool
+	// Deletes as in WriteOptions.
+	Deletes *Deletes
 }
 
 // Commit writes parts as one transaction: once it returns nil, the
@@ -57,7 +59,7 @@ type Part struct {
 // table's batches must have its schema. A single part is a plain Write.
 func (c *Coordinator) Commit(ctx context.Context, parts []Part, d wal.Durability) ([]WriteResult, error) {
 	if len(parts) == 1 {
-		res, err := parts[0].Table.Write(ctx, parts[0].Recs, WriteOptions{Durability: d, BatchIDs: parts[0].BatchIDs, Merge: parts[0].Merge})
+		res, err := parts[0].Table.Write(ctx, parts[0].Recs, WriteOptions{Durability: d, BatchIDs: parts[0].BatchIDs, Merge: parts[0].Merge, Deletes: parts[0].Deletes})
 		return []WriteResult{res}, err
 	}
 	// Take the tables' maintenance locks in one global order (the prefix):
@@ -95,7 +97,7 @@ func (c *Coordinator) Commit(ctx context.Context, parts []Part, d wal.Durability
 			abort()
 			return nil, fmt.Errorf("BUG: txn: table %s is not opened with the coordinator's transaction log", p.Table.opts.Prefix)
 		}
-		pr, err := p.Table.beginPrepare(ctx, p.Recs, p.BatchIDs)
+		pr, err := p.Table.beginPrepare(ctx, p.Recs, p.BatchIDs, p.Deletes)
 		if err != nil {
 			abort()
 			return nil, err
@@ -152,6 +154,8 @@ func (c *Coordinator) Commit(ctx context.Context, parts []Part, d wal.Durability
 type prepared struct {
 	t        *Table
 	recs     []arrow.RecordBatch
+	aux      [][]byte
+	dels     []Batch // the part's delete records (buffered ahead of res.Batches)
 	res      WriteResult
 	appended bool
 	done     bool
@@ -160,8 +164,8 @@ type prepared struct {
 
 // beginPrepare waits for room in the buffer, takes the maintenance lock
 // (shared) and assigns the part's tx id and batch ids.
-func (t *Table) beginPrepare(ctx context.Context, recs []arrow.RecordBatch, ids []uint64) (*prepared, error) {
-	if len(recs) == 0 {
+func (t *Table) beginPrepare(ctx context.Context, recs []arrow.RecordBatch, ids []uint64, del *Deletes) (*prepared, error) {
+	if len(recs) == 0 && del.Empty() {
 		return nil, fmt.Errorf("BUG: txn: empty part of a multi-table transaction for %s", t.opts.Prefix)
 	}
 	for _, r := range recs {
@@ -192,6 +196,12 @@ func (t *Table) beginPrepare(ctx context.Context, recs []arrow.RecordBatch, ids 
 		p.res.Batches[i] = Batch{ID: id, TxID: p.res.TxID, Rec: r}
 		p.res.Rows += r.NumRows()
 	}
+	walRecs, aux, dels, err := t.withDeletes(ctx, p.res.TxID, recs, del)
+	if err != nil {
+		t.maint.RUnlock()
+		return nil, err
+	}
+	p.recs, p.aux, p.dels = walRecs, aux, dels
 	return p, nil
 }
 
@@ -199,7 +209,7 @@ func (t *Table) beginPrepare(ctx context.Context, recs []arrow.RecordBatch, ids 
 // session's durability: the commit record must never reach the disk before
 // a participant's frames (async commits skip only the log's sync).
 func (p *prepared) append(ctx context.Context) error {
-	seq, err := p.t.wal.Append(ctx, p.res.TxID, p.recs, wal.DurabilitySync)
+	seq, err := p.t.wal.AppendAux(ctx, p.res.TxID, p.recs, p.aux, wal.DurabilitySync)
 	if err != nil {
 		return fmt.Errorf("txn: write to %s: %w", p.t.opts.Prefix, err)
 	}
@@ -210,7 +220,9 @@ func (p *prepared) append(ctx context.Context) error {
 
 // publish moves the batches into the active buffer (visible to readers).
 // REQUIRES: the coordinator's vis lock held exclusively.
-func (p *prepared) publish() { p.full = p.t.appendBuffer(p.res.Batches) }
+func (p *prepared) publish() {
+	p.full = p.t.appendBuffer(append(append([]Batch(nil), p.dels...), p.res.Batches...))
+}
 
 // finish releases the maintenance lock after publish.
 func (p *prepared) finish() {
@@ -233,6 +245,9 @@ func (p *prepared) abort() {
 func (p *prepared) release() {
 	if !p.done {
 		p.done = true
+		for _, b := range p.dels {
+			b.Rec.Release()
+		}
 		p.t.maint.RUnlock()
 	}
 }

@@ -127,7 +127,7 @@ func TestMultiTableCommitAtomicAcrossCrashes(t *testing.T) {
 
 	// Crash with only a's part in its WAL (b's append never happened).
 	ra := batch(m.a, 3)
-	p, err := m.a.beginPrepare(context.Background(), []arrow.RecordBatch{ra}, nil)
+	p, err := m.a.beginPrepare(context.Background(), []arrow.RecordBatch{ra}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

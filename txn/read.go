@@ -15,6 +15,10 @@ type Snapshot struct {
 	Manifest *manifest.Manifest
 	// Batches: staged batches (oldest first), then active ones.
 	Batches []Batch
+	// Deletes: the buffered delete records (Batch.Del set; their records
+	// have no rows), in log order. The committed ones are the manifest's
+	// delete files.
+	Deletes []Batch
 	Epoch   uint64
 	// Attempts is how many tries the epoch check needed (1 = first).
 	Attempts int
@@ -32,7 +36,7 @@ func (s *Snapshot) Rows() int64 {
 	for _, b := range s.Batches {
 		n += b.Rec.NumRows()
 	}
-	return n
+	return n - s.DeletedRows()
 }
 
 // Release drops the snapshot's references to the buffered batches.
@@ -40,7 +44,23 @@ func (s *Snapshot) Release() {
 	for _, b := range s.Batches {
 		b.Rec.Release()
 	}
-	s.Batches = nil
+	for _, b := range s.Deletes {
+		b.Rec.Release()
+	}
+	s.Batches, s.Deletes = nil, nil
+}
+
+// DeletedRows is the number of rows the snapshot's deletes remove (each
+// position is deleted once: a row cannot be deleted twice).
+func (s *Snapshot) DeletedRows() int64 {
+	var n int64
+	for _, d := range s.Manifest.Deletes {
+		n += d.Rows
+	}
+	for _, b := range s.Deletes {
+		n += b.Del.Rows()
+	}
+	return n
 }
 
 // Snapshot takes a linearizable snapshot: it holds every write acknowledged
@@ -97,9 +117,30 @@ func (t *Table) Snapshot(ctx context.Context) (*Snapshot, error) {
 			}
 			batches = keep
 		}
-		return &Snapshot{Manifest: m, Batches: batches, Epoch: e2, Attempts: attempt + 1}, nil
+		var dels []Batch
+		if hasDeletes(batches) {
+			keep := batches[:0]
+			for _, b := range batches {
+				if b.Del != nil {
+					dels = append(dels, b)
+				} else {
+					keep = append(keep, b)
+				}
+			}
+			batches = keep
+		}
+		return &Snapshot{Manifest: m, Batches: batches, Deletes: dels, Epoch: e2, Attempts: attempt + 1}, nil
 	}
 	return nil, fmt.Errorf("snapshot %s: no consistent snapshot after %d attempts (commits too frequent)", t.opts.Prefix, maxReadAttempts)
+}
+
+func hasDeletes(bs []Batch) bool {
+	for _, b := range bs {
+		if b.Del != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // refreshDue reports whether a snapshot should list the store for commits
@@ -147,6 +188,7 @@ func (t *Table) Truncate(ctx context.Context) error {
 		}
 		next = head.Next()
 		next.Files = nil
+		next.Deletes = nil
 		next.AddCommittedWALTx(ids...)
 		err = t.manifests.Create(ctx, next)
 		if err == nil {
@@ -171,6 +213,9 @@ func (t *Table) Truncate(ctx context.Context) error {
 	t.epoch.Add(1)
 	t.pwMu.Unlock()
 	t.pcMu.Unlock()
+	t.dead.mu.Lock()
+	t.dead.reset()
+	t.dead.mu.Unlock()
 	key, err := t.publisher.Publish(ctx, next)
 	if err != nil {
 		t.opts.Logger.Warn("truncate: Iceberg publish failed; converges at the next commit", "table", t.opts.Prefix, "err", err)

@@ -160,9 +160,21 @@ func (t *Table) RepairText(ctx context.Context) (RepairResult, error) {
 		t.deleteFiles(written)
 		return RepairResult{}, fmt.Errorf("repair %s: %w", t.opts.Prefix, err)
 	}
+	named := map[string]bool{} // data files a delete file names
+	for _, d := range head.Deletes {
+		for _, f := range d.Data {
+			named[f] = true
+		}
+	}
 	for _, f := range head.Files {
 		if err := ctx.Err(); err != nil {
 			return fail(err)
+		}
+		if named[f.Path] {
+			// Its delete files name it by location: a copy would lose them.
+			// Such a file was written after the input checks (rows can
+			// only be deleted since), so it needs no repair.
+			continue
 		}
 		df, n, err := t.repairFile(ctx, f)
 		if err != nil {

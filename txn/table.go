@@ -97,6 +97,9 @@ type Batch struct {
 	ID   uint64 // unique per table handle, assigned at write
 	TxID uuid.UUID
 	Rec  arrow.RecordBatch
+	// Del, when set, makes the batch a delete record: Rec has no rows and
+	// Del names the committed rows its transaction deletes.
+	Del *Deletes
 }
 
 // pendingWrites is the active buffer. Guarded by Table.pwMu.
@@ -139,6 +142,8 @@ type Table struct {
 
 	pwMu sync.RWMutex // pending_writes
 	pw   pendingWrites
+
+	dead deadIndex // delete.go
 
 	mq struct { // small writes waiting to be merged (merge.go)
 		mu sync.Mutex
@@ -220,6 +225,7 @@ func open(ctx context.Context, opts Options, mm *manifest.Manager, pub *iceberg.
 		drained:   make(chan struct{}),
 	}
 	t.arrow = t.schema.Arrow()
+	t.dead.reset()
 	// Resume a tail cut short by a crash: a manifest committed whose Iceberg
 	// metadata was never published. Without this the Iceberg head lags until
 	// the next write commits, which may never come (ADR: recovery resumes the
@@ -274,10 +280,39 @@ func open(ctx context.Context, opts Options, mm *manifest.Manager, pub *iceberg.
 	t.wal = w
 	t.resolveLog(head)
 	now := time.Now()
+	if err := t.indexDeletes(ctx, head); err != nil {
+		w.Close()
+		for i := range recs {
+			recs[i].Release()
+		}
+		return nil, fmt.Errorf("open table %s: %w", opts.Prefix, err)
+	}
+	rows := dataRows(head)
 	for _, r := range recs {
 		t.repairRecovered(r.Batches)
-		for _, b := range r.Batches {
-			t.pw.batches = append(t.pw.batches, Batch{ID: t.nextID.Add(1), TxID: r.TxID, Rec: b})
+		for i, b := range r.Batches {
+			nb := Batch{ID: t.nextID.Add(1), TxID: r.TxID, Rec: b}
+			if i < len(r.Aux) && r.Aux[i] != nil {
+				d, err := decodeDeletes(r.Aux[i])
+				if err != nil {
+					w.Close()
+					for i := range recs {
+						recs[i].Release()
+					}
+					return nil, fmt.Errorf("open table %s: WAL transaction %s: %w", opts.Prefix, r.TxID, err)
+				}
+				// Rows of files removed since (a TRUNCATE) are gone anyway.
+				keep := d.Files[:0]
+				for _, f := range d.Files {
+					if _, ok := rows[f.File]; ok {
+						keep = append(keep, f)
+					}
+				}
+				d.Files = keep
+				t.markDead(d, rows)
+				nb.Del = d
+			}
+			t.pw.batches = append(t.pw.batches, nb)
 			t.pw.bytes += recordBytes(b)
 		}
 	}

@@ -28,6 +28,11 @@ type WriteOptions struct {
 	// same time (see writeMerged). The caller must not rely on batch ids:
 	// the result has no Batches, and BatchIDs are not used.
 	Merge bool
+	// Deletes, if set, are committed rows the transaction deletes (claimed
+	// with Claim): a delete record joins the WAL transaction ahead of the
+	// batches, so that an UPDATE's old and new row versions change in one
+	// transaction. It is not among WriteResult.Batches.
+	Deletes *Deletes
 }
 
 // AllocBatchIDs reserves n batch ids for a later Write.
@@ -52,7 +57,7 @@ type WriteResult struct {
 // durable per opts.Durability and visible to every reader. The caller keeps
 // its references to recs (Write retains what it keeps).
 func (t *Table) Write(ctx context.Context, recs []arrow.RecordBatch, opts WriteOptions) (WriteResult, error) {
-	if len(recs) == 0 {
+	if len(recs) == 0 && opts.Deletes.Empty() {
 		return WriteResult{}, nil
 	}
 	for _, r := range recs {
@@ -63,7 +68,7 @@ func (t *Table) Write(ctx context.Context, recs []arrow.RecordBatch, opts WriteO
 	if err := t.waitForRoom(ctx); err != nil {
 		return WriteResult{}, err
 	}
-	if opts.Merge && opts.BeforeAppend == nil && opts.AfterFailure == nil {
+	if opts.Merge && opts.BeforeAppend == nil && opts.AfterFailure == nil && opts.Deletes.Empty() {
 		if rows := totalRows(recs); rows <= mergeMaxRows {
 			return t.writeMerged(ctx, recs, rows, opts.Durability)
 		}
@@ -100,7 +105,18 @@ func (t *Table) write(ctx context.Context, recs []arrow.RecordBatch, opts WriteO
 			return WriteResult{}, err
 		}
 	}
-	seq, err := t.wal.Append(ctx, res.TxID, recs, opts.Durability)
+	walRecs, aux, delBatches, err := t.withDeletes(ctx, res.TxID, recs, opts.Deletes)
+	if err != nil {
+		t.maint.RUnlock()
+		if opts.AfterFailure != nil {
+			opts.AfterFailure(res.Batches)
+		}
+		return WriteResult{}, err
+	}
+	for _, b := range delBatches {
+		defer b.Rec.Release()
+	}
+	seq, err := t.wal.AppendAux(ctx, res.TxID, walRecs, aux, opts.Durability)
 	if err != nil {
 		t.maint.RUnlock()
 		if opts.AfterFailure != nil {
@@ -109,12 +125,68 @@ func (t *Table) write(ctx context.Context, recs []arrow.RecordBatch, opts WriteO
 		return WriteResult{}, fmt.Errorf("txn: write to %s: %w", t.opts.Prefix, err)
 	}
 	res.Seq = seq
-	full := t.appendBuffer(res.Batches)
+	buffered := res.Batches
+	if delBatches != nil {
+		buffered = append(delBatches, res.Batches...)
+	}
+	full := t.appendBuffer(buffered)
 	t.maint.RUnlock()
 	if full {
 		t.requestFlush()
 	}
 	return res, nil
+}
+
+// withDeletes returns the WAL batches and payloads of a transaction: its
+// delete record (if d deletes anything) ahead of recs. The delete record's
+// buffered batch is returned too (the caller releases its record).
+func (t *Table) withDeletes(ctx context.Context, tx uuid.UUID, recs []arrow.RecordBatch, d *Deletes) ([]arrow.RecordBatch, [][]byte, []Batch, error) {
+	if d.Empty() {
+		return recs, nil, nil, nil
+	}
+	if err := t.checkDeletable(ctx, d); err != nil {
+		return nil, nil, nil, err
+	}
+	var dels []Batch
+	var walRecs []arrow.RecordBatch
+	var aux [][]byte
+	for _, part := range splitDeletes(d, deleteRecordRows) {
+		b := Batch{ID: t.nextID.Add(1), TxID: tx, Rec: t.emptyRecord(), Del: part}
+		dels = append(dels, b)
+		walRecs = append(walRecs, b.Rec)
+		aux = append(aux, encodeDeletes(part))
+	}
+	walRecs = append(walRecs, recs...)
+	aux = append(aux, make([][]byte, len(recs))...)
+	return walRecs, aux, dels, nil
+}
+
+// deleteRecordRows bounds the positions of one delete record: at most 10
+// bytes each in the payload, within wal.MaxAuxBytes.
+const deleteRecordRows = wal.MaxAuxBytes / 10
+
+// splitDeletes cuts d into pieces of at most n positions.
+func splitDeletes(d *Deletes, n int) []*Deletes {
+	var out []*Deletes
+	cur := &Deletes{}
+	room := n
+	for _, f := range d.Files {
+		pos := f.Pos
+		for len(pos) > 0 {
+			k := min(room, len(pos))
+			cur.Files = append(cur.Files, FileDeletes{File: f.File, Pos: pos[:k]})
+			pos = pos[k:]
+			room -= k
+			if room == 0 {
+				out = append(out, cur)
+				cur, room = &Deletes{}, n
+			}
+		}
+	}
+	if len(cur.Files) > 0 {
+		out = append(out, cur)
+	}
+	return out
 }
 
 // appendBuffer makes durable batches visible: they join the active buffer
