@@ -349,6 +349,9 @@ type WritePart struct {
 	Table *Table
 	Recs  []arrow.RecordBatch
 	IDs   []uint64 // batch ids from Stage
+	// Deletes are the committed rows the transaction deletes in the table
+	// (claimed with txn.Table.Claim).
+	Deletes *txn.Deletes
 }
 
 // Commit writes the parts as one transaction: durable per d and visible in
@@ -360,7 +363,7 @@ func (e *Engine) Commit(ctx context.Context, parts []WritePart, d wal.Durability
 		// writes (txn.WriteOptions.Merge): its batches are then published
 		// under other ids, and rows mirrored under the staged ones are
 		// left for the collector.
-		tp[i] = txn.Part{Table: p.Table.T, Recs: p.Recs, BatchIDs: p.IDs, Merge: len(parts) == 1}
+		tp[i] = txn.Part{Table: p.Table.T, Recs: p.Recs, BatchIDs: p.IDs, Merge: len(parts) == 1, Deletes: p.Deletes}
 	}
 	res, err := e.coord.Commit(ctx, tp, d)
 	if err == nil && len(parts) == 1 && res[0].Batches == nil {

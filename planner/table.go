@@ -42,8 +42,16 @@ type Table struct {
 	gc        sync.RWMutex
 	gcMu      sync.Mutex
 	gcPending []uint64
-	stopGC    func()
-	gcDone    chan struct{}
+	gcDel     []uint64 // delete sets to remove from the delete mirror
+	gcClear   bool     // a TRUNCATE: empty the delete mirror
+
+	// The delete mirror (deletes.go), guarded by delMu: the sets in it,
+	// and the set id of each committed delete file loaded.
+	delMu       sync.Mutex
+	delMirrored map[uint64]struct{}
+	delFileIDs  map[string]uint64
+	stopGC      func()
+	gcDone      chan struct{}
 
 	// Mirroring is lazy: a write only reaches the WAL and the buffer; the
 	// first statement whose snapshot holds a batch copies it (with every
@@ -77,17 +85,22 @@ func (t *Table) Derived(compute func() any) any {
 }
 
 func (e *Engine) attach(ctx context.Context, id catalog.TableID, ent *catalog.Entry, tt *txn.Table) (*Table, error) {
-	t := &Table{ID: id, Entry: *ent, T: tt, Schema: tt.Schema(), eng: e, gcDone: make(chan struct{}), mirrored: map[uint64]struct{}{}}
+	t := &Table{ID: id, Entry: *ent, T: tt, Schema: tt.Schema(), eng: e, gcDone: make(chan struct{}), mirrored: map[uint64]struct{}{},
+		delMirrored: map[uint64]struct{}{}, delFileIDs: map[string]uint64{}}
 	t.mirror = quoteIdent(fmt.Sprintf("__bsdb_buf_%d", ent.OID))
 	var cols []string
 	for _, c := range t.Schema.Columns {
 		cols = append(cols, quoteIdent(c.Name)+" "+DuckType(&c))
 	}
-	cols = append(cols, batchColumn+" UBIGINT")
+	cols = append(cols, batchColumn+" UBIGINT", indexColumn+" UINTEGER")
 	ddl := fmt.Sprintf("CREATE OR REPLACE TABLE %s (%s)", t.mirror, strings.Join(cols, ", "))
 	if _, err := e.db.ExecContext(ctx, ddl); err != nil {
 		tt.Abandon()
 		return nil, fmt.Errorf("create mirror of %s: %w", id.Name, err)
+	}
+	if err := t.createDelMirror(ctx); err != nil {
+		tt.Abandon()
+		return nil, fmt.Errorf("create delete mirror of %s: %w", id.Name, err)
 	}
 	// What recovery put in the buffer is mirrored by the first reader.
 	events, cancel := tt.Subscribe()
@@ -119,6 +132,8 @@ func (t *Table) collector(events <-chan txn.CommitEvent) {
 			}
 			t.gcMu.Lock()
 			t.gcPending = append(t.gcPending, ev.BatchIDs...)
+			t.gcDel = append(t.gcDel, ev.BatchIDs...)
+			t.gcClear = t.gcClear || ev.Truncate
 			t.gcMu.Unlock()
 			t.collect()
 			if t.cache != nil {
@@ -133,8 +148,9 @@ func (t *Table) collector(events <-chan txn.CommitEvent) {
 func (t *Table) collect() {
 	t.gcMu.Lock()
 	ids := t.gcPending
+	dels, clear := t.gcDel, t.gcClear
 	t.gcMu.Unlock()
-	if len(ids) == 0 {
+	if len(ids) == 0 && len(dels) == 0 && !clear {
 		return
 	}
 	// Never wait behind long statements: try again at the next tick.
@@ -142,6 +158,27 @@ func (t *Table) collect() {
 		return
 	}
 	defer t.gc.Unlock()
+	if clear || len(dels) > 0 {
+		var err error
+		if clear {
+			err = t.clearDeletes(context.Background())
+		} else {
+			err = t.collectDeletes(context.Background(), dels)
+		}
+		if err != nil {
+			t.eng.log.Warn("delete mirror collection failed; will retry", "table", t.ID.Name, "err", err)
+			return
+		}
+		t.gcMu.Lock()
+		t.gcDel = t.gcDel[len(dels):]
+		if clear {
+			t.gcClear = false
+		}
+		t.gcMu.Unlock()
+	}
+	if len(ids) == 0 {
+		return
+	}
 	// Only ids that reached the mirror need a DELETE.
 	t.mirMu.Lock()
 	var del []uint64
@@ -270,6 +307,12 @@ func (t *Table) Write(ctx context.Context, recs []arrow.RecordBatch, d wal.Durab
 	return t.T.Write(ctx, recs, txn.WriteOptions{Durability: d, BatchIDs: ids, Merge: merge})
 }
 
+// WriteDeletes is Write for a transaction that also deletes committed rows
+// (claimed with txn.Table.Claim): one WAL transaction.
+func (t *Table) WriteDeletes(ctx context.Context, recs []arrow.RecordBatch, del *txn.Deletes, d wal.Durability) (txn.WriteResult, error) {
+	return t.T.Write(ctx, recs, txn.WriteOptions{Durability: d, Deletes: del})
+}
+
 // Stage returns ids for the batches of an open transaction. They are
 // visible only to its session (Bind's extra batches), which mirrors them
 // when it first reads the table.
@@ -392,7 +435,10 @@ type Bound struct {
 	Rows      int64
 	RowsKnown bool
 	Snap      *txn.Snapshot
-	release   func()
+	// RIDFiles (BindTarget): the relative paths of the data files, by the
+	// index in the identity column __bsdb_rid_f.
+	RIDFiles []string
+	release  func()
 }
 
 // Release ends the statement's hold on the snapshot.
@@ -418,6 +464,33 @@ func (t *Table) BindRows(ctx context.Context, extra []txn.Batch) (*Bound, error)
 }
 
 func (t *Table) bind(ctx context.Context, extra []txn.Batch, columns bool) (*Bound, error) {
+	return t.bindMode(ctx, extra, columns, false)
+}
+
+// BindTarget binds the table as the target of an UPDATE or DELETE: its
+// FromSQL has, after the table's columns, the row identity columns
+// __bsdb_rid_f and __bsdb_rid_p (sql.RowIDFile, sql.RowIDPos): a
+// committed row's index in Bound.RIDFiles and position in that file, or
+// -(batch id) and the index in the batch of a buffered row.
+func (t *Table) BindTarget(ctx context.Context, extra []txn.Batch) (*Bound, error) {
+	return t.bindMode(ctx, extra, true, true)
+}
+
+// splitExtra separates a transaction's own batches from its own deletes
+// (batches with Del set: ID is the set's id).
+func splitExtra(extra []txn.Batch) (batches []txn.Batch, dels []DeleteSet) {
+	for _, b := range extra {
+		if b.Del != nil {
+			dels = append(dels, DeleteSet{ID: b.ID, Del: b.Del})
+		} else {
+			batches = append(batches, b)
+		}
+	}
+	return batches, dels
+}
+
+func (t *Table) bindMode(ctx context.Context, extraAll []txn.Batch, columns, target bool) (*Bound, error) {
+	extra, ownDels := splitExtra(extraAll)
 	t.gc.RLock()
 	snap, err := t.T.Snapshot(ctx)
 	if err != nil {
@@ -425,6 +498,10 @@ func (t *Table) bind(ctx context.Context, extra []txn.Batch, columns bool) (*Bou
 		return nil, err
 	}
 	files, err := t.eng.localFiles(ctx, t, snap.Manifest)
+	var dv *deleteView
+	if err == nil {
+		dv, err = t.ensureDeletes(ctx, snap, ownDels)
+	}
 	if err == nil && columns {
 		err = t.ensureMirrored(ctx, snap.Batches)
 	}
@@ -436,19 +513,32 @@ func (t *Table) bind(ctx context.Context, extra []txn.Batch, columns bool) (*Bou
 		t.gc.RUnlock()
 		return nil, err
 	}
+	rel := make([]string, len(snap.Manifest.Files))
+	for i, f := range snap.Manifest.Files {
+		rel[i] = f.Path
+	}
+	// Files with deletes are read with them applied (never from the
+	// native cache); the others as they are.
+	var cleanRel, cleanLocal, dirtyRel, dirtyLocal []string
+	for i := range files {
+		if dv.files[rel[i]] {
+			dirtyRel, dirtyLocal = append(dirtyRel, rel[i]), append(dirtyLocal, files[i])
+		} else {
+			cleanRel, cleanLocal = append(cleanRel, rel[i]), append(cleanLocal, files[i])
+		}
+	}
 	// The files loaded into the native cache are read from it, the others
 	// from their Parquet files.
-	parquet := files
+	parquet := cleanLocal
 	var nos []int32
 	var below int32
-	if t.cache != nil && len(files) > 0 {
-		rel := make([]string, len(snap.Manifest.Files))
-		for i, f := range snap.Manifest.Files {
-			rel[i] = f.Path
-		}
-		nos, parquet, below = t.cache.split(rel, files)
+	if t.cache != nil && len(cleanLocal) > 0 && !target {
+		nos, parquet, below = t.cache.split(cleanRel, cleanLocal)
 		if len(parquet) > 0 {
 			t.cache.wake()
+		}
+		if len(dirtyRel) > 0 {
+			below = 0 // the cache holds files this snapshot reads otherwise
 		}
 	}
 	quoted := make([]string, len(parquet))
@@ -471,17 +561,24 @@ func (t *Table) bind(ctx context.Context, extra []txn.Batch, columns bool) (*Bou
 	if len(parquet) > 0 {
 		none = fmt.Sprintf("%s FROM read_parquet([%s]) UNION ALL %s", noCols, list, none)
 	}
+	if len(dirtyLocal) > 0 {
+		none = fmt.Sprintf("%s UNION ALL %s", t.deletedScan("1 AS __bsdb_row", dirtyLocal, dirtyRel, dv), none)
+	}
 	if len(nos) > 0 {
 		none = fmt.Sprintf("%s FROM (%s) UNION ALL %s", noCols, t.cacheRelation(nos, below, false), none)
 	}
 	b := &Bound{NoColumnsSQL: "(" + none + ")", Snap: snap}
-	if columns {
-		b.FromSQL = t.relation(list, t.cacheRelation(nos, below, true), snap.Batches, extra)
-	} else {
+	switch {
+	case target:
+		b.FromSQL, b.RIDFiles = t.targetRelation(files, rel, dv, snap.Batches, extra)
+	case columns:
+		b.FromSQL = t.relation(list, t.cacheRelation(nos, below, true), dirtyLocal, dirtyRel, dv, snap.Batches, extra)
+	default:
 		b.Rows, b.RowsKnown = rows, true
 		for _, f := range snap.Manifest.Files {
 			b.Rows += f.Rows
 		}
+		b.Rows -= dv.rows
 	}
 	var once sync.Once
 	b.release = func() {
@@ -493,10 +590,27 @@ func (t *Table) bind(ctx context.Context, extra []txn.Batch, columns bool) (*Bou
 	return b, nil
 }
 
-// relation is the table's rows with its columns: the files (quoted, comma
-// separated), the rows of the native cache (a SELECT, or ""), and the
-// mirror's rows of the batches.
-func (t *Table) relation(files, cached string, batches, extra []txn.Batch) string {
+// columnList is the select list that reads the table's columns from its
+// Parquet files, cast to their DuckDB types.
+func (t *Table) columnList() string {
+	var cols []string
+	for i := range t.Schema.Columns {
+		c := &t.Schema.Columns[i]
+		cols = append(cols, fmt.Sprintf("CAST(%s AS %s) AS %s", parquetReadExpr(c), DuckType(c), quoteIdent(c.Name)))
+	}
+	return strings.Join(cols, ", ")
+}
+
+// mirrorColumns is the mirror's select list of the table's columns.
+func (t *Table) mirrorColumns() string {
+	var mcols []string
+	for i := range t.Schema.Columns {
+		mcols = append(mcols, quoteIdent(t.Schema.Columns[i].Name))
+	}
+	return strings.Join(mcols, ", ")
+}
+
+func batchIDs(batches, extra []txn.Batch) []uint64 {
 	ids := make([]uint64, 0, len(batches)+len(extra))
 	for _, b := range batches {
 		ids = append(ids, b.ID)
@@ -504,15 +618,16 @@ func (t *Table) relation(files, cached string, batches, extra []txn.Batch) strin
 	for _, b := range extra {
 		ids = append(ids, b.ID)
 	}
-	var cols []string
-	for i := range t.Schema.Columns {
-		c := &t.Schema.Columns[i]
-		cols = append(cols, fmt.Sprintf("CAST(%s AS %s) AS %s", parquetReadExpr(c), DuckType(c), quoteIdent(c.Name)))
-	}
-	var mcols []string
-	for i := range t.Schema.Columns {
-		mcols = append(mcols, quoteIdent(t.Schema.Columns[i].Name))
-	}
+	return ids
+}
+
+// relation is the table's rows with its columns: the files without
+// deletes (quoted, comma separated), the rows of the native cache (a
+// SELECT, or ""), the files with deletes (local paths and relative ones)
+// and the mirror's rows of the batches.
+func (t *Table) relation(files, cached string, dirtyLocal, dirtyRel []string, dv *deleteView, batches, extra []txn.Batch) string {
+	ids := batchIDs(batches, extra)
+	mcols := t.mirrorColumns()
 	var parts []string
 	if cached != "" {
 		parts = append(parts, cached)
@@ -528,16 +643,39 @@ func (t *Table) relation(files, cached string, batches, extra []txn.Batch) strin
 		if strings.Contains(files, ", ") {
 			opts = ", union_by_name = true"
 		}
-		parts = append(parts, fmt.Sprintf("SELECT %s FROM read_parquet([%s]%s)", strings.Join(cols, ", "), files, opts))
+		parts = append(parts, fmt.Sprintf("SELECT %s FROM read_parquet([%s]%s)", t.columnList(), files, opts))
+	}
+	if len(dirtyLocal) > 0 {
+		parts = append(parts, t.deletedScan(t.columnList(), dirtyLocal, dirtyRel, dv))
 	}
 	if len(ids) > 0 {
-		parts = append(parts, fmt.Sprintf("SELECT %s FROM %s WHERE %s", strings.Join(mcols, ", "), t.mirror, batchPredicate(ids)))
+		parts = append(parts, fmt.Sprintf("SELECT %s FROM %s WHERE %s", mcols, t.mirror, batchPredicate(ids)))
 	}
 	if len(parts) == 0 {
 		// Empty table: typed, zero rows.
-		parts = append(parts, fmt.Sprintf("SELECT %s FROM %s WHERE false", strings.Join(mcols, ", "), t.mirror))
+		parts = append(parts, fmt.Sprintf("SELECT %s FROM %s WHERE false", mcols, t.mirror))
 	}
 	return "(" + strings.Join(parts, " UNION ALL ") + ")"
+}
+
+// targetRelation is the relation of an UPDATE's or DELETE's target: every
+// file read from Parquet with its deletes applied, and the mirror's rows,
+// each with its identity (BindTarget).
+func (t *Table) targetRelation(local, rel []string, dv *deleteView, batches, extra []txn.Batch) (string, []string) {
+	ids := batchIDs(batches, extra)
+	var parts []string
+	if len(local) > 0 {
+		cols := t.columnList() + ", CAST(__bsdb_p.file_index AS BIGINT) AS __bsdb_rid_f, CAST(__bsdb_p.file_row_number AS BIGINT) AS __bsdb_rid_p"
+		parts = append(parts, t.deletedScan(cols, local, rel, dv))
+	}
+	mcols := t.mirrorColumns() + fmt.Sprintf(", -CAST(%s AS BIGINT) AS __bsdb_rid_f, CAST(%s AS BIGINT) AS __bsdb_rid_p", batchColumn, indexColumn)
+	if len(ids) > 0 {
+		parts = append(parts, fmt.Sprintf("SELECT %s FROM %s WHERE %s", mcols, t.mirror, batchPredicate(ids)))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, fmt.Sprintf("SELECT %s FROM %s WHERE false", mcols, t.mirror))
+	}
+	return "(" + strings.Join(parts, " UNION ALL ") + ")", rel
 }
 
 // localFiles returns local paths of the snapshot's data files, fetching
@@ -622,6 +760,9 @@ func duckFriendly(rec arrow.RecordBatch, id uint64) arrow.RecordBatch {
 	ids := batchIDColumn(mem, id, n)
 	cols = append(cols, ids)
 	fields = append(fields, arrow.Field{Name: batchColumn, Type: ids.DataType()})
+	idx := rowIndexColumn(mem, n)
+	cols = append(cols, idx)
+	fields = append(fields, arrow.Field{Name: indexColumn, Type: idx.DataType()})
 	out := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(n))
 	for _, c := range cols {
 		c.Release()
@@ -645,6 +786,18 @@ func batchIDColumn(mem memory.Allocator, id uint64, n int) arrow.Array {
 	defer e.Release()
 	defer v.Release()
 	return array.NewRunEndEncodedArray(e, v, n, 0)
+}
+
+// rowIndexColumn is 0..n-1: each mirrored row's index in its batch (a
+// transaction's own rows are deleted by it).
+func rowIndexColumn(mem memory.Allocator, n int) arrow.Array {
+	b := array.NewUint32Builder(mem)
+	defer b.Release()
+	b.Reserve(n)
+	for i := 0; i < n; i++ {
+		b.UnsafeAppend(uint32(i))
+	}
+	return b.NewArray()
 }
 
 func formatUUID(b []byte) string {

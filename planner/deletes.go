@@ -1,0 +1,277 @@
+package planner
+
+import (
+	"context"
+	"database/sql/driver"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	duckdb "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/bsdb/bsdb-pg/storage/manifest"
+	"github.com/bsdb/bsdb-pg/txn"
+)
+
+// Deleted rows (UPDATE and DELETE).
+//
+// A table's deletes reach DuckDB like its buffered batches: a native table
+// "__bsdb_del_<oid>" (the delete mirror) holds (set id, data file relative
+// path, position) rows, filled lazily by the first statement whose snapshot
+// holds a set. A set is a buffered delete record (its id is the batch id of
+// the record), a committed delete file (an id allocated when it is first
+// loaded), or a transaction's own uncommitted deletes (an id allocated by
+// the session). A statement's relation reads the data files that have
+// deletes with DuckDB's file_index and file_row_number virtual columns and
+// anti-joins them with the sets of its snapshot; files without deletes
+// are read as before (and from the native cache). The collector removes a
+// buffered record's rows once a commit moved it into a delete file.
+
+// indexColumn is the mirror's column holding a row's index in its batch.
+const indexColumn = "__bsdb_idx"
+
+func (t *Table) delMirror() string { return quoteIdent(fmt.Sprintf("__bsdb_del_%d", t.Entry.OID)) }
+
+func (t *Table) createDelMirror(ctx context.Context) error {
+	_, err := t.eng.db.ExecContext(ctx, fmt.Sprintf("CREATE OR REPLACE TABLE %s (__bsdb_dset UBIGINT, __bsdb_path VARCHAR, __bsdb_pos BIGINT)", t.delMirror()))
+	return err
+}
+
+// DeleteSet is a transaction's own deletes, visible to its statements
+// only: ID (from AllocDeleteID) names them in the delete mirror.
+type DeleteSet struct {
+	ID  uint64
+	Del *txn.Deletes
+}
+
+// AllocDeleteID returns an id for a DeleteSet.
+func (t *Table) AllocDeleteID() uint64 { return t.T.AllocBatchIDs(1)[0] }
+
+// deleteView is what a statement's snapshot deletes: the sets, and the
+// data files (relative paths) they delete from.
+type deleteView struct {
+	sets  []uint64
+	files map[string]bool
+	rows  int64 // deleted rows in all sets
+}
+
+func (v *deleteView) empty() bool { return len(v.files) == 0 }
+
+// ensureDeletes puts the snapshot's deletes (committed files, buffered
+// records, the transaction's own) into the delete mirror and returns them.
+func (t *Table) ensureDeletes(ctx context.Context, snap *txn.Snapshot, own []DeleteSet) (*deleteView, error) {
+	v := &deleteView{files: map[string]bool{}}
+	if len(snap.Manifest.Deletes) == 0 && len(snap.Deletes) == 0 && len(own) == 0 {
+		return v, nil
+	}
+	t.delMu.Lock()
+	defer t.delMu.Unlock()
+	for _, df := range snap.Manifest.Deletes {
+		id, ok := t.delFileIDs[df.Path]
+		if !ok {
+			var err error
+			if id, err = t.loadDeleteFile(ctx, df); err != nil {
+				return nil, err
+			}
+			t.delFileIDs[df.Path] = id
+		}
+		v.sets = append(v.sets, id)
+		v.rows += df.Rows
+		for _, f := range df.Data {
+			v.files[f] = true
+		}
+	}
+	add := func(id uint64, d *txn.Deletes) error {
+		if _, ok := t.delMirrored[id]; !ok {
+			if err := t.insertDeleteRows(ctx, id, d); err != nil {
+				return err
+			}
+			t.delMirrored[id] = struct{}{}
+		}
+		v.sets = append(v.sets, id)
+		v.rows += d.Rows()
+		for _, f := range d.Files {
+			v.files[f.File] = true
+		}
+		return nil
+	}
+	for _, b := range snap.Deletes {
+		if err := add(b.ID, b.Del); err != nil {
+			return nil, err
+		}
+	}
+	for _, s := range own {
+		if err := add(s.ID, s.Del); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// loadDeleteFile copies a committed delete file into the delete mirror
+// under a new set id.
+func (t *Table) loadDeleteFile(ctx context.Context, df manifest.DeleteFile) (uint64, error) {
+	key := t.Entry.Prefix + "/" + df.Path
+	var local string
+	if t.eng.local != nil {
+		local = t.eng.local.LocalPath(key)
+	} else {
+		local = filepath.Join(t.eng.cache, filepath.FromSlash(key))
+		if err := t.eng.fetch(ctx, key, local); err != nil {
+			return 0, err
+		}
+	}
+	id := t.AllocDeleteID()
+	// The file names data files by their full locations; the mirror keeps
+	// their relative paths (data/<name>).
+	q := fmt.Sprintf("INSERT INTO %s SELECT %d, regexp_extract(file_path, 'data/[^/]*$'), pos FROM read_parquet(%s)", t.delMirror(), id, quoteLiteral(local))
+	if _, err := t.eng.db.ExecContext(ctx, q); err != nil {
+		return 0, fmt.Errorf("load delete file %s of %s: %w", df.Path, t.ID.Name, err)
+	}
+	return id, nil
+}
+
+// insertDeleteRows copies a set into the delete mirror.
+func (t *Table) insertDeleteRows(ctx context.Context, id uint64, d *txn.Deletes) error {
+	if d.Empty() {
+		return nil
+	}
+	mem := memory.DefaultAllocator
+	sch := arrow.NewSchema([]arrow.Field{
+		{Name: "__bsdb_dset", Type: arrow.PrimitiveTypes.Uint64},
+		{Name: "__bsdb_path", Type: arrow.BinaryTypes.String},
+		{Name: "__bsdb_pos", Type: arrow.PrimitiveTypes.Int64},
+	}, nil)
+	rb := array.NewRecordBuilder(mem, sch)
+	defer rb.Release()
+	ids := rb.Field(0).(*array.Uint64Builder)
+	paths := rb.Field(1).(*array.StringBuilder)
+	pos := rb.Field(2).(*array.Int64Builder)
+	for _, f := range d.Files {
+		for _, p := range f.Pos {
+			ids.Append(id)
+			paths.Append(f.File)
+			pos.Append(p)
+		}
+	}
+	rec := rb.NewRecordBatch()
+	defer rec.Release()
+	conn, err := t.eng.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		ar, err := duckdb.NewArrowFromConn(dc.(driver.Conn))
+		if err != nil {
+			return err
+		}
+		rdr, err := array.NewRecordReader(sch, []arrow.RecordBatch{rec})
+		if err != nil {
+			return err
+		}
+		defer rdr.Release()
+		view := fmt.Sprintf("__bsdb_delin_%d", id)
+		release, err := ar.RegisterView(rdr, view)
+		if err != nil {
+			return fmt.Errorf("deletes of %s: %w", t.ID.Name, err)
+		}
+		defer release()
+		execer := dc.(driver.ExecerContext)
+		if _, err := execer.ExecContext(ctx, fmt.Sprintf("INSERT INTO %s SELECT * FROM %s", t.delMirror(), view), nil); err != nil {
+			return fmt.Errorf("deletes of %s: %w", t.ID.Name, err)
+		}
+		_, _ = execer.ExecContext(ctx, "DROP VIEW IF EXISTS "+view, nil)
+		return nil
+	})
+}
+
+// collectDeletes removes sets from the delete mirror. REQUIRES: gc held
+// exclusively.
+func (t *Table) collectDeletes(ctx context.Context, ids []uint64) error {
+	t.delMu.Lock()
+	defer t.delMu.Unlock()
+	var del []uint64
+	for _, id := range ids {
+		if _, ok := t.delMirrored[id]; ok {
+			del = append(del, id)
+		}
+	}
+	if len(del) == 0 {
+		return nil
+	}
+	q := fmt.Sprintf("DELETE FROM %s WHERE %s", t.delMirror(), setPredicate(del))
+	if _, err := t.eng.db.ExecContext(ctx, q); err != nil {
+		return err
+	}
+	for _, id := range del {
+		delete(t.delMirrored, id)
+	}
+	return nil
+}
+
+// clearDeletes empties the delete mirror (a TRUNCATE). REQUIRES: gc held
+// exclusively.
+func (t *Table) clearDeletes(ctx context.Context) error {
+	t.delMu.Lock()
+	defer t.delMu.Unlock()
+	if _, err := t.eng.db.ExecContext(ctx, "DELETE FROM "+t.delMirror()); err != nil {
+		return err
+	}
+	t.delMirrored = map[uint64]struct{}{}
+	t.delFileIDs = map[string]uint64{}
+	return nil
+}
+
+// UnstageDeletes removes a transaction's own delete sets from the delete
+// mirror (it committed, and its deletes are now buffered records, or it
+// rolled back).
+func (t *Table) UnstageDeletes(ids []uint64) {
+	if len(ids) == 0 {
+		return
+	}
+	t.gcMu.Lock()
+	t.gcDel = append(t.gcDel, ids...)
+	t.gcMu.Unlock()
+	t.collect()
+}
+
+// setPredicate is batchPredicate over the delete mirror's set column.
+func setPredicate(ids []uint64) string {
+	return strings.ReplaceAll(batchPredicate(ids), batchColumn, "__bsdb_dset")
+}
+
+// deletedScan is a scan of data files with deletes applied: the files
+// (local paths, rel their relative paths, in the same order) read with
+// their file index and row number, anti-joined with the view's sets.
+// cols is the select list; it may use file_index and file_row_number.
+func (t *Table) deletedScan(cols string, local, rel []string, v *deleteView) string {
+	quoted := make([]string, len(local))
+	for i, f := range local {
+		quoted[i] = quoteLiteral(f)
+	}
+	opts := ""
+	if len(local) > 1 {
+		opts = ", union_by_name = true"
+	}
+	scan := fmt.Sprintf("read_parquet([%s]%s) AS __bsdb_p", strings.Join(quoted, ", "), opts)
+	var m []string
+	for i, r := range rel {
+		if v.files[r] {
+			m = append(m, fmt.Sprintf("(%s, %d)", quoteLiteral(r), i))
+		}
+	}
+	if len(m) == 0 || len(v.sets) == 0 {
+		return fmt.Sprintf("SELECT %s FROM %s", cols, scan)
+	}
+	sets := append([]uint64(nil), v.sets...)
+	sort.Slice(sets, func(i, j int) bool { return sets[i] < sets[j] })
+	dead := fmt.Sprintf("SELECT __bsdb_m.i AS __bsdb_fi, __bsdb_d.__bsdb_pos AS __bsdb_dp FROM %s AS __bsdb_d JOIN (VALUES %s) AS __bsdb_m(p, i) ON __bsdb_d.__bsdb_path = __bsdb_m.p WHERE %s",
+		t.delMirror(), strings.Join(m, ", "), setPredicate(sets))
+	return fmt.Sprintf("SELECT %s FROM %s ANTI JOIN (%s) AS __bsdb_x ON __bsdb_x.__bsdb_fi = __bsdb_p.file_index AND __bsdb_x.__bsdb_dp = __bsdb_p.file_row_number",
+		cols, scan, dead)
+}
