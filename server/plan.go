@@ -202,7 +202,9 @@ func (s *session) planTyped(ctx context.Context, st *bsql.Statement, params []an
 		return s.planDeallocate(st)
 	case bsql.KindCreateRole, bsql.KindAlterRole, bsql.KindDropRole, bsql.KindGrant, bsql.KindGrantRole, bsql.KindAlterOwner:
 		return s.planSecurity(st)
-	case bsql.KindUpdate, bsql.KindDelete, bsql.KindSavepoint:
+	case bsql.KindUpdate, bsql.KindDelete:
+		return s.planModify(ctx, st, params, paramOIDs, formats)
+	case bsql.KindSavepoint:
 		return nil, errUnsupported(st.Tag)
 	}
 	if p, ok, err := s.planSequence(ctx, st); ok {

@@ -50,6 +50,9 @@ type binder struct {
 	// viewOwners: the owners of the views being expanded, innermost
 	// last: their relations are checked with its privileges (views.go).
 	viewOwners []uint32
+	// target, targetBound: an UPDATE's or DELETE's target (modify.go).
+	target      *planner.Table
+	targetBound *planner.Bound
 }
 
 var (

@@ -25,6 +25,41 @@ type txState struct {
 type tableWrites struct {
 	t    *planner.Table
 	recs []stagedBatch
+	// dels: the committed rows the transaction deletes (claimed in the
+	// table; each statement's set mirrored under its id), in order.
+	dels []planner.DeleteSet
+}
+
+// deletes merges the transaction's delete sets of one table.
+func (w *tableWrites) deletes() *txn.Deletes {
+	if len(w.dels) == 0 {
+		return nil
+	}
+	d := &txn.Deletes{}
+	for _, s := range w.dels {
+		d.Merge(s.Del)
+	}
+	d.Normalize()
+	return d
+}
+
+// dropDeletes releases the claims of the transaction's deletes of one
+// table and removes them from the delete mirror (rolled back, or written
+// to the WAL where the table's own record now carries them: unclaim is
+// then false).
+func (w *tableWrites) dropDeletes(unclaim bool) {
+	if len(w.dels) == 0 {
+		return
+	}
+	ids := make([]uint64, len(w.dels))
+	for i, s := range w.dels {
+		ids[i] = s.ID
+		if unclaim {
+			w.t.T.Unclaim(s.Del)
+		}
+	}
+	w.t.UnstageDeletes(ids)
+	w.dels = nil
 }
 
 // stagedBatch is a batch written inside a transaction (mirrored, not yet
@@ -52,9 +87,12 @@ func (tx *txState) pendingBatches(t *planner.Table) []txn.Batch {
 	}
 	for _, w := range tx.writes {
 		if w.t == t {
-			out := make([]txn.Batch, len(w.recs))
+			out := make([]txn.Batch, len(w.recs), len(w.recs)+len(w.dels))
 			for i, r := range w.recs {
 				out[i] = txn.Batch{ID: r.id, Rec: r.rec}
+			}
+			for _, d := range w.dels {
+				out = append(out, txn.Batch{ID: d.ID, Del: d.Del})
 			}
 			return out
 		}
@@ -114,7 +152,7 @@ func (s *session) commit(ctx context.Context) error {
 	}
 	parts := make([]planner.WritePart, len(tx.writes))
 	for i, w := range tx.writes {
-		p := planner.WritePart{Table: w.t, Recs: make([]arrow.RecordBatch, len(w.recs)), IDs: make([]uint64, len(w.recs))}
+		p := planner.WritePart{Table: w.t, Recs: make([]arrow.RecordBatch, len(w.recs)), IDs: make([]uint64, len(w.recs)), Deletes: w.deletes()}
 		for j, r := range w.recs {
 			p.Recs[j], p.IDs[j] = r.rec, r.id
 		}
@@ -126,6 +164,9 @@ func (s *session) commit(ctx context.Context) error {
 			p.Table.Unstage(p.IDs)
 		}
 		releaseAll(p.Recs)
+	}
+	for _, w := range tx.writes {
+		w.dropDeletes(err != nil)
 	}
 	return err
 }
@@ -145,6 +186,7 @@ func (s *session) rollback() {
 			r.rec.Release()
 		}
 		w.t.Unstage(ids)
+		w.dropDeletes(true)
 	}
 }
 

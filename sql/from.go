@@ -51,6 +51,12 @@ func (tr *translator) withClause(w *pg_query.WithClause, sc *scope) error {
 func (tr *translator) fromItem(n *pg_query.Node, sc *scope) error {
 	switch f := n.GetNode().(type) {
 	case *pg_query.Node_RangeVar:
+		if f.RangeVar == tr.target && tr.targetInfo != nil {
+			// An UPDATE's or DELETE's target, bound by TranslateModify.
+			tr.noteRelation(f.RangeVar, tr.targetInfo.Schema, tr.targetInfo.Name)
+			sc.rels = append(sc.rels, tr.substitute(f.RangeVar, tr.targetInfo, sc.raw))
+			return nil
+		}
 		if v, err := tr.lookupView(f.RangeVar, sc); err != nil {
 			return err
 		} else if v != nil {

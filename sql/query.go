@@ -96,6 +96,10 @@ func (s *scope) lookupCTE(name string) *relInfo {
 
 // translator holds the state of one translation.
 type translator struct {
+	// target, targetInfo: the table an UPDATE or DELETE changes, already
+	// bound (modify.go).
+	target     *pg_query.RangeVar
+	targetInfo *TableInfo
 	// nodeTypes: the types of argument nodes a construct resolves after
 	// translating them (commonTypeArgs), keyed by the node (its content
 	// may be rewritten; the pointer stays).

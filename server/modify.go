@@ -1,0 +1,468 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/bsdb/bsdb-pg/acl"
+	"github.com/bsdb/bsdb-pg/pgerr"
+	"github.com/bsdb/bsdb-pg/pgtypes"
+	"github.com/bsdb/bsdb-pg/pgwire"
+	"github.com/bsdb/bsdb-pg/planner"
+	bsql "github.com/bsdb/bsdb-pg/sql"
+	"github.com/bsdb/bsdb-pg/txn"
+)
+
+// UPDATE and DELETE.
+//
+// A statement translates to one query over its target bound with row
+// identities (planner.Table.BindTarget): the identity of each row to
+// change, and for UPDATE its new values. Committed rows are deleted by
+// position (a delete record in the WAL, then an Iceberg position delete
+// file); an UPDATE deletes the old version and inserts the new one in the
+// same transaction. Rows the transaction wrote itself are removed from its
+// staged batches. A row still in the table's buffer (acknowledged, not yet
+// in a data file) is first committed into one (a flush), so that every
+// delete names a data file position, which is stable for the life of the
+// file. A row that another transaction deleted after this statement read
+// it, or that an open transaction has claimed, fails the statement with
+// 40001 (PostgreSQL's REPEATABLE READ behaviour).
+
+// serializationFailure is PostgreSQL's error for a concurrent update.
+func serializationFailure() error {
+	return pgerr.New(pgerr.SerializationFailure, "could not serialize access due to concurrent update")
+}
+
+// errNeedFlush: the statement's rows include buffered rows of other
+// transactions; it runs again after a flush.
+var errNeedFlush = errors.New("modify: buffered rows must be committed first")
+
+type modifyPlan struct {
+	s         *session
+	st        *bsql.Statement
+	args      []any
+	paramOIDs []uint32
+	isDelete  bool
+	ret       *selectPlan // RETURNING, or nil
+}
+
+func (s *session) planModify(ctx context.Context, st *bsql.Statement, params []any, paramOIDs []uint32, formats []int16) (plan, error) {
+	p := &modifyPlan{s: s, st: st, args: params, paramOIDs: paramOIDs, isDelete: st.Kind == bsql.KindDelete}
+	if hasReturning(st.Tree) {
+		// The RETURNING list's columns, described over an empty relation
+		// of the table's columns.
+		b := &binder{s: s, ctx: ctx}
+		m, err := bsql.TranslateModify(st.Tree, b, paramOIDs)
+		if err != nil {
+			b.release()
+			return nil, err
+		}
+		t := b.target
+		b.release()
+		if err := s.returningView(ctx, t, nil); err != nil {
+			return nil, err
+		}
+		p.ret = &selectPlan{s: s, q: m.Returning, args: params, b: &binder{s: s, ctx: ctx}, tag: p.tagName()}
+		if err := p.ret.describe(ctx, formats); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+func (p *modifyPlan) tagName() string {
+	if p.isDelete {
+		return "DELETE"
+	}
+	return "UPDATE"
+}
+
+func (p *modifyPlan) Columns() []pgwire.Column {
+	if p.ret != nil {
+		return p.ret.Columns()
+	}
+	return nil
+}
+
+func (p *modifyPlan) Close() {
+	if p.ret != nil {
+		p.ret.Close()
+	}
+}
+
+func (p *modifyPlan) execute(ctx context.Context, maxRows int, w pgwire.ResultWriter) (bool, error) {
+	if p.ret != nil && p.ret.rows != nil {
+		return p.ret.execute(ctx, maxRows, w) // a suspended RETURNING portal
+	}
+	for attempt := 0; ; attempt++ {
+		res, err := p.run(ctx)
+		if errors.Is(err, errNeedFlush) && attempt < 4 {
+			if ferr := res.t.T.Flush(ctx); ferr != nil {
+				return false, ferr
+			}
+			continue
+		}
+		if errors.Is(err, errNeedFlush) {
+			return false, serializationFailure()
+		}
+		if err != nil {
+			return false, err
+		}
+		defer res.release()
+		if p.ret == nil {
+			return false, w.Complete(fmt.Sprintf("%s %d", p.tagName(), res.count))
+		}
+		return p.returning(ctx, res, maxRows, w)
+	}
+}
+
+// modifyResult is what one run of a statement changed.
+type modifyResult struct {
+	t     *planner.Table
+	count int64
+	// retRecs: the rows RETURNING reads (new rows of an UPDATE, deleted
+	// rows of a DELETE); retIDs their batch ids when they are in the
+	// mirror already (an UPDATE's written rows), else nil.
+	retRecs []arrow.RecordBatch
+	retIDs  []uint64
+	owned   []arrow.RecordBatch // records to release
+}
+
+func (r *modifyResult) release() { releaseAll(r.owned) }
+
+// run translates and runs the statement once.
+func (p *modifyPlan) run(ctx context.Context) (*modifyResult, error) {
+	s := p.s
+	b := &binder{s: s, ctx: ctx}
+	m, err := bsql.TranslateModify(p.st.Tree, b, p.paramOIDs)
+	if err != nil {
+		b.release()
+		return nil, err
+	}
+	t, bd := b.target, b.targetBound
+	res := &modifyResult{t: t}
+	// The transaction's own batches of t: their rows are changed in place.
+	own := map[uint64]bool{}
+	if s.tx != nil {
+		for _, sb := range s.tx.pendingBatches(t) {
+			if sb.Del == nil {
+				own[sb.ID] = true
+			}
+		}
+	}
+	fileDel := &txn.Deletes{}
+	ownDel := map[uint64][]int{} // own batch id -> row indexes
+	needFlush := false
+	withValues := !p.isDelete || p.ret != nil
+	var bb *batchBuilder
+	if withValues {
+		bb = newBatchBuilder(t.Schema, t.T.ArrowSchema(), 0)
+	}
+	info := tableInfo(t)
+	s.detachStream(ctx)
+	rows, err := s.conn.QueryContext(ctx, m.Source.SQL, p.args...)
+	if err != nil {
+		b.release()
+		if bb != nil {
+			bb.abort()
+		}
+		return nil, err
+	}
+	ncols := 2
+	if withValues {
+		ncols += len(info.Columns)
+	}
+	vals := make([]any, ncols)
+	ptrs := make([]any, ncols)
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	conv := make([]any, len(info.Columns))
+	scanErr := func() error {
+		defer rows.Close()
+		for rows.Next() {
+			if err := rows.Scan(ptrs...); err != nil {
+				return err
+			}
+			f, ok1 := vals[0].(int64)
+			pos, ok2 := vals[1].(int64)
+			if !ok1 || !ok2 {
+				return fmt.Errorf("BUG: modify: row identity %T/%T", vals[0], vals[1])
+			}
+			switch {
+			case f >= 0:
+				if int(f) >= len(bd.RIDFiles) {
+					return fmt.Errorf("BUG: modify: file index %d of %d", f, len(bd.RIDFiles))
+				}
+				fileDel.Add(bd.RIDFiles[f], pos)
+			case own[uint64(-f)]:
+				ownDel[uint64(-f)] = append(ownDel[uint64(-f)], int(pos))
+			default:
+				needFlush = true
+			}
+			res.count++
+			if !withValues || needFlush {
+				continue
+			}
+			for i, v := range vals[2:] {
+				if v == nil {
+					conv[i] = nil
+					continue
+				}
+				cv, err := fromDuck(info.Columns[i].TypeOID, v)
+				if err != nil {
+					return err
+				}
+				if str, ok := cv.(string); ok {
+					if e := pgerr.CheckTextString(str); e != nil {
+						return e
+					}
+				}
+				conv[i] = cv
+			}
+			if err := bb.appendRow(conv); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	}()
+	b.release() // the snapshot is no longer needed
+	var recs []arrow.RecordBatch
+	if bb != nil {
+		if scanErr != nil || needFlush {
+			bb.abort()
+		} else {
+			recs = bb.finish()
+		}
+	}
+	if scanErr != nil {
+		return nil, scanErr
+	}
+	if needFlush {
+		return res, errNeedFlush
+	}
+	res.owned = recs
+	fileDel.Normalize()
+	if err := p.apply(ctx, res, fileDel, ownDel, recs); err != nil {
+		res.release()
+		return nil, err
+	}
+	return res, nil
+}
+
+// apply makes the statement's changes: deletes and new rows, in the
+// session's transaction or, outside one, as a transaction of their own.
+func (p *modifyPlan) apply(ctx context.Context, res *modifyResult, fileDel *txn.Deletes, ownDel map[uint64][]int, recs []arrow.RecordBatch) error {
+	s, t := p.s, res.t
+	newRows := recs
+	if p.isDelete {
+		newRows = nil
+		res.retRecs = recs // the deleted rows, for RETURNING
+	}
+	if err := t.T.Claim(ctx, fileDel); err != nil {
+		if errors.Is(err, txn.ErrSerialization) {
+			return serializationFailure()
+		}
+		return err
+	}
+	if s.tx == nil {
+		if p.ret != nil && len(newRows) > 0 {
+			t.HoldMirror() // released after RETURNING read the rows
+		}
+		wr, err := t.WriteDeletes(ctx, newRows, fileDel, s.set.durability())
+		if err != nil {
+			if p.ret != nil && len(newRows) > 0 {
+				t.ReleaseMirror()
+			}
+			t.T.Unclaim(fileDel)
+			if errors.Is(err, txn.ErrSerialization) {
+				return serializationFailure()
+			}
+			return err
+		}
+		if !p.isDelete {
+			res.retRecs = newRows
+			for _, b := range wr.Batches {
+				res.retIDs = append(res.retIDs, b.ID)
+			}
+		}
+		return nil
+	}
+	w := s.tx.forTable(t)
+	if !fileDel.Empty() {
+		w.dels = append(w.dels, planner.DeleteSet{ID: t.AllocDeleteID(), Del: fileDel})
+	}
+	if err := p.s.dropOwnRows(ctx, w, ownDel); err != nil {
+		return err
+	}
+	if len(newRows) > 0 {
+		ids, err := s.writeIDs(ctx, t, newRows, true)
+		if err != nil {
+			return err
+		}
+		if !p.isDelete {
+			res.retRecs, res.retIDs = newRows, ids
+		}
+	}
+	return nil
+}
+
+// dropOwnRows removes rows from the transaction's staged batches of a
+// table: each changed batch is replaced by a copy without them.
+func (s *session) dropOwnRows(ctx context.Context, w *tableWrites, ownDel map[uint64][]int) error {
+	if len(ownDel) == 0 {
+		return nil
+	}
+	var old []uint64
+	out := w.recs[:0:0]
+	for _, sb := range w.recs {
+		rows, ok := ownDel[sb.id]
+		if !ok {
+			out = append(out, sb)
+			continue
+		}
+		old = append(old, sb.id)
+		kept, err := keepRows(sb.rec, rows)
+		sb.rec.Release()
+		if err != nil {
+			return err
+		}
+		if kept == nil {
+			continue
+		}
+		ids, err := w.t.Stage(ctx, []arrow.RecordBatch{kept})
+		if err != nil {
+			kept.Release()
+			return err
+		}
+		out = append(out, stagedBatch{id: ids[0], rec: kept})
+	}
+	w.recs = out
+	w.t.Unstage(old)
+	return nil
+}
+
+// keepRows returns rec without the rows at the given indexes (nil when no
+// row remains).
+func keepRows(rec arrow.RecordBatch, drop []int) (arrow.RecordBatch, error) {
+	sort.Ints(drop)
+	n := int(rec.NumRows())
+	var slices []arrow.RecordBatch
+	defer func() {
+		for _, s := range slices {
+			s.Release()
+		}
+	}()
+	start, kept := 0, 0
+	for _, d := range append(drop, n) {
+		if d > start {
+			slices = append(slices, rec.NewSlice(int64(start), int64(d)))
+			kept += d - start
+		}
+		if d+1 > start {
+			start = d + 1
+		}
+	}
+	if kept == 0 {
+		return nil, nil
+	}
+	cols := make([]arrow.Array, rec.NumCols())
+	for c := range cols {
+		parts := make([]arrow.Array, len(slices))
+		for i, s := range slices {
+			parts[i] = s.Column(c)
+		}
+		col, err := array.Concatenate(parts, memory.DefaultAllocator)
+		if err != nil {
+			for _, done := range cols[:c] {
+				done.Release()
+			}
+			return nil, err
+		}
+		col.NullN() // computes the null count Concatenate leaves unknown
+		cols[c] = col
+	}
+	out := array.NewRecordBatch(rec.Schema(), cols, int64(kept))
+	for _, c := range cols {
+		c.Release()
+	}
+	return out, nil
+}
+
+// returning sends the RETURNING rows: res.retRecs read through the
+// mirror (under their batch ids, or staged there for the statement).
+func (p *modifyPlan) returning(ctx context.Context, res *modifyResult, maxRows int, w pgwire.ResultWriter) (bool, error) {
+	t := res.t
+	ids := res.retIDs
+	temp := false
+	if ids == nil && len(res.retRecs) > 0 {
+		var err error
+		if ids, err = t.Stage(ctx, res.retRecs); err != nil {
+			return false, err
+		}
+		temp = true
+	}
+	if p.s.tx == nil && !p.isDelete && len(res.retRecs) > 0 {
+		defer t.ReleaseMirror() // HoldMirror in apply
+	}
+	if temp {
+		defer t.Unstage(ids)
+	}
+	if len(ids) > 0 {
+		if err := t.MirrorWritten(ctx, ids, res.retRecs); err != nil {
+			return false, err
+		}
+	}
+	if err := p.s.returningView(ctx, t, ids); err != nil {
+		return false, err
+	}
+	// The rows are read now: a RETURNING portal is never suspended
+	// between the write and the read.
+	p.ret.tag = p.tagName()
+	return p.ret.execute(ctx, 0, w)
+}
+
+// LookupTarget implements bsql.TargetCatalog: the target of an UPDATE or
+// DELETE, bound with row identities.
+func (b *binder) LookupTarget(schemaName, name string, update, reads bool) (*bsql.TableInfo, error) {
+	want := acl.Delete
+	if update {
+		want = acl.Update
+	}
+	if reads {
+		want |= acl.Select
+	}
+	info, t, err := b.openTable(schemaName, name, want)
+	if err != nil {
+		return nil, err
+	}
+	if t == nil {
+		if _, ok, _ := b.s.sequenceRelation(b.ctx, schemaName, name); ok {
+			return nil, pgerr.New("42809", "cannot change sequence \"%s\"", name)
+		}
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot change relation \"%s\"", name)
+	}
+	if !b.readLocked {
+		b.s.eng.ReadLock()
+		b.readLocked = true
+	}
+	bd, err := t.BindTarget(b.ctx, b.s.tx.pendingBatches(t))
+	if err != nil {
+		return nil, err
+	}
+	b.bounds = append(b.bounds, bd)
+	b.tables = append(b.tables, t)
+	b.target, b.targetBound = t, bd
+	info.FromSQL = bd.FromSQL
+	info.OID = t.Entry.OID
+	info.Columns = append(append([]bsql.ColumnInfo(nil), info.Columns...),
+		bsql.ColumnInfo{Name: bsql.RowIDFile, TypeOID: pgtypes.OIDInt8, TypeMod: -1},
+		bsql.ColumnInfo{Name: bsql.RowIDPos, TypeOID: pgtypes.OIDInt8, TypeMod: -1})
+	return info, nil
+}
