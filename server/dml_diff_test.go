@@ -219,7 +219,11 @@ func runCapture(c *pgx.Conn, q string) (string, string) {
 			rows.Close()
 			return "", errCode(err)
 		}
-		out = append(out, fmt.Sprint(vals...))
+		cells := make([]string, len(vals))
+		for i, v := range vals {
+			cells[i] = fmt.Sprint(v)
+		}
+		out = append(out, strings.Join(cells, "|"))
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

@@ -24,15 +24,15 @@ import (
 // A statement translates to one query over its target bound with row
 // identities (planner.Table.BindTarget): the identity of each row to
 // change, and for UPDATE its new values. Committed rows are deleted by
-// position (a delete record in the WAL, then an Iceberg position delete
-// file); an UPDATE deletes the old version and inserts the new one in the
-// same transaction. Rows the transaction wrote itself are removed from its
-// staged batches. A row still in the table's buffer (acknowledged, not yet
-// in a data file) is first committed into one (a flush), so that every
-// delete names a data file position, which is stable for the life of the
-// file. A row that another transaction deleted after this statement read
-// it, or that an open transaction has claimed, fails the statement with
-// 40001 (PostgreSQL's REPEATABLE READ behaviour).
+// position in their data file, buffered ones (acknowledged, not yet in a
+// data file) by their batch's WAL transaction and index and the row's
+// index (a delete record in the WAL, which the commit turns into an
+// Iceberg position delete file); an UPDATE deletes the old version and
+// inserts the new one in the same transaction. Rows the transaction wrote
+// itself are removed from its staged batches. A row that another
+// transaction deleted after this statement read it, or that an open
+// transaction has claimed, fails the statement with 40001 (PostgreSQL's
+// REPEATABLE READ error).
 
 // serializationFailure is PostgreSQL's error for a concurrent update.
 func serializationFailure() error {
@@ -159,6 +159,10 @@ func (p *modifyPlan) run(ctx context.Context) (*modifyResult, error) {
 	fileDel := &txn.Deletes{}
 	ownDel := map[uint64][]int{} // own batch id -> row indexes
 	needFlush := false
+	buffered := map[uint64]txn.Batch{} // the snapshot's buffered batches
+	for _, sb := range bd.Snap.Batches {
+		buffered[sb.ID] = sb
+	}
 	withValues := !p.isDelete || p.ret != nil
 	var bb *batchBuilder
 	if withValues {
@@ -204,7 +208,11 @@ func (p *modifyPlan) run(ctx context.Context) (*modifyResult, error) {
 			case own[uint64(-f)]:
 				ownDel[uint64(-f)] = append(ownDel[uint64(-f)], int(pos))
 			default:
-				needFlush = true
+				sb, ok := buffered[uint64(-f)]
+				if !ok {
+					return fmt.Errorf("BUG: modify: row of batch %d, which the snapshot does not hold", -f)
+				}
+				fileDel.AddBuf(sb.TxID, sb.Ord, sb.ID, pos)
 			}
 			res.count++
 			if !withValues || needFlush {

@@ -91,7 +91,14 @@ func (tx *txState) pendingBatches(t *planner.Table) []txn.Batch {
 			for i, r := range w.recs {
 				out[i] = txn.Batch{ID: r.id, Rec: r.rec}
 			}
-			for _, d := range w.dels {
+			for i, d := range w.dels {
+				if w.t.T.ResolveDeletes(d.Del) {
+					// Rows of batches committed since: mirrored anew as
+					// rows of their files.
+					w.t.UnstageDeletes([]uint64{d.ID})
+					d.ID = w.t.AllocDeleteID()
+					w.dels[i] = d
+				}
 				out = append(out, txn.Batch{ID: d.ID, Del: d.Del})
 			}
 			return out
