@@ -202,8 +202,10 @@ func (s *session) planTyped(ctx context.Context, st *bsql.Statement, params []an
 		return s.planDeallocate(st)
 	case bsql.KindCreateRole, bsql.KindAlterRole, bsql.KindDropRole, bsql.KindGrant, bsql.KindGrantRole, bsql.KindAlterOwner:
 		return s.planSecurity(st)
-	case bsql.KindUpdate, bsql.KindDelete, bsql.KindSavepoint:
+	case bsql.KindUpdate, bsql.KindDelete:
 		return nil, errUnsupported(st.Tag)
+	case bsql.KindSavepoint:
+		return s.planSavepoint(st) // savepoint.go
 	}
 	if p, ok, err := s.planSequence(ctx, st); ok {
 		return p, err

@@ -19,12 +19,18 @@ type txState struct {
 	failed   bool
 	implicit bool
 	writes   []*tableWrites // in first-write order
+	// savepoints of the block, innermost last (savepoint.go).
+	savepoints []savepoint
 }
 
 // tableWrites are the staged batches of one table in a transaction.
 type tableWrites struct {
 	t    *planner.Table
 	recs []stagedBatch
+	// truncated: the transaction truncated the table after staging
+	// recs[:truncAt], which it no longer sees (savepoint.go).
+	truncated bool
+	truncAt   int
 }
 
 // stagedBatch is a batch written inside a transaction (mirrored, not yet
@@ -52,8 +58,9 @@ func (tx *txState) pendingBatches(t *planner.Table) []txn.Batch {
 	}
 	for _, w := range tx.writes {
 		if w.t == t {
-			out := make([]txn.Batch, len(w.recs))
-			for i, r := range w.recs {
+			live := w.live()
+			out := make([]txn.Batch, len(live))
+			for i, r := range live {
 				out[i] = txn.Batch{ID: r.id, Rec: r.rec}
 			}
 			return out
@@ -112,13 +119,23 @@ func (s *session) commit(ctx context.Context) error {
 	if tx == nil || len(tx.writes) == 0 {
 		return nil
 	}
-	parts := make([]planner.WritePart, len(tx.writes))
-	for i, w := range tx.writes {
+	if err := s.commitTruncations(ctx, tx); err != nil {
+		tx.undoTo(txMark{}) // discard the staged writes
+		return err
+	}
+	parts := make([]planner.WritePart, 0, len(tx.writes))
+	for _, w := range tx.writes {
+		if len(w.recs) == 0 {
+			continue // only truncated
+		}
 		p := planner.WritePart{Table: w.t, Recs: make([]arrow.RecordBatch, len(w.recs)), IDs: make([]uint64, len(w.recs))}
 		for j, r := range w.recs {
 			p.Recs[j], p.IDs[j] = r.rec, r.id
 		}
-		parts[i] = p
+		parts = append(parts, p)
+	}
+	if len(parts) == 0 {
+		return nil
 	}
 	err := s.eng.Commit(ctx, parts, s.set.durability())
 	for _, p := range parts {
