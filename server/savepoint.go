@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/bsdb/bsdb-pg/acl"
@@ -44,9 +46,9 @@ import (
 // in the transaction see only the batches it wrote after the TRUNCATE
 // (planner.Table.BindTruncated), other sessions see the old rows, and
 // ROLLBACK or ROLLBACK TO a savepoint before it forgets it. COMMIT
-// truncates the table (txn.Table.Truncate: a new manifest without files,
-// durable) and then commits the block's writes as one transaction (see
-// commitTruncations for the window between the two).
+// commits each truncated table with the rows written to it after the
+// TRUNCATE in one manifest version, then the writes to other tables (see
+// commitTruncations).
 
 // savepoint is one SAVEPOINT of the block.
 type savepoint struct {
@@ -131,30 +133,48 @@ func (tx *txState) truncated(t *planner.Table) bool {
 }
 
 // commitTruncations performs the transaction's truncations, before its
-// writes are committed (commit). Each is durable when it returns
-// (txn.Table.Truncate). The truncations and the writes are not one
-// storage transaction: a reader of another session that binds the table
-// between the two sees it empty, and a crash (or a failed write commit)
-// between them leaves the table truncated without the block's rows; the
-// COMMIT then reports the error. The batches hidden by a truncation are
-// unstaged and released here.
+// other writes are committed (commit). A truncated table's rows written
+// after its TRUNCATE are committed with the truncation, in one manifest
+// version (txn.Table.TruncateWith: data files, then the manifest without
+// the old ones): a reader sees the old rows or the new ones, and a crash
+// leaves one or the other. Across tables it is not one transaction: each
+// truncated table commits alone, then the writes to the tables not
+// truncated commit together (planner.Engine.Commit); a failure or a crash
+// in between leaves the earlier ones committed, and the COMMIT reports
+// the error. A temporary table (in memory, never flushed to files) is
+// truncated and its rows go with the other writes. The batches committed
+// or hidden here are unstaged and released.
 func (s *session) commitTruncations(ctx context.Context, tx *txState) error {
 	for _, w := range tx.writes {
 		if !w.truncated {
 			continue
 		}
-		if err := w.t.T.Truncate(ctx); err != nil {
-			return err
+		n := len(w.recs) // all of them leave w if the table gets its rows here
+		if w.t.IsTemp() {
+			// A temporary table: the rows are committed with the others.
+			if err := w.t.T.Truncate(ctx); err != nil {
+				return err
+			}
+			n = w.truncAt
+		} else {
+			live := w.live()
+			recs := make([]arrow.RecordBatch, len(live))
+			for i, r := range live {
+				recs[i] = r.rec
+			}
+			if err := w.t.T.TruncateWith(ctx, recs); err != nil {
+				return err
+			}
 		}
-		hidden := w.recs[:w.truncAt]
-		ids := make([]uint64, len(hidden))
-		for i, r := range hidden {
+		done := w.recs[:n]
+		ids := make([]uint64, len(done))
+		for i, r := range done {
 			ids[i] = r.id
 			r.rec.Release()
 		}
 		w.t.Unstage(ids)
-		w.recs = w.recs[w.truncAt:]
-		w.truncAt = 0
+		w.recs = w.recs[n:]
+		w.truncated, w.truncAt = false, 0
 	}
 	return nil
 }

@@ -173,6 +173,22 @@ var savepointScript = []string{
 	"TRUNCATE sp",
 	"COMMIT",
 	"SELECT count(*) FROM sp",
+	// Several tables, one of them temporary.
+	"CREATE TEMP TABLE tt (k int)",
+	"INSERT INTO tt VALUES (1)",
+	"INSERT INTO sp2 VALUES (7)",
+	"BEGIN",
+	"INSERT INTO tt VALUES (2)",
+	"TRUNCATE tt",
+	"INSERT INTO tt VALUES (3)",
+	"INSERT INTO sp VALUES (50, 'aa')",
+	"TRUNCATE sp2",
+	"INSERT INTO sp2 VALUES (8)",
+	"SELECT * FROM tt",
+	"COMMIT",
+	"SELECT * FROM tt",
+	"SELECT * FROM sp ORDER BY id",
+	"SELECT * FROM sp2",
 }
 
 // TestSavepointsMatchPostgres runs savepointScript on both servers.
@@ -273,5 +289,52 @@ func TestSavepointSemantics(t *testing.T) {
 	}
 	if got := strings.Join(queryStrings(t, c2, "SELECT id FROM st ORDER BY id"), ","); got != "10" {
 		t.Fatalf("after a failed batch with TRUNCATE: %s", got)
+	}
+}
+
+// TestTruncateInBlockAtomicForReaders: a block that truncates a table and
+// writes new rows into it commits both at once: a reader in another
+// session sees the old rows or the new ones, never the table empty (run
+// with -race).
+func TestTruncateInBlockAtomicForReaders(t *testing.T) {
+	ctx := context.Background()
+	ts := startServer(t, "")
+	w := ts.conn(t)
+	r := ts.conn(t)
+	mustExec(t, w, "CREATE TABLE ta (id int)")
+	mustExec(t, w, "INSERT INTO ta VALUES (0), (0), (0)")
+	done := make(chan error, 1)
+	go func() {
+		for i := 1; i <= 30; i++ {
+			q := fmt.Sprintf("BEGIN; TRUNCATE ta; INSERT INTO ta VALUES (%d), (%d), (%d); COMMIT", i, i, i)
+			if _, err := w.Exec(ctx, q); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	reads := 0
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(queryStrings(t, r, "SELECT count(*), min(id), max(id) FROM ta"), ","); got != "3|30|30" {
+				t.Fatalf("after the last block: %s", got)
+			}
+			t.Logf("%d reads during 30 blocks", reads)
+			return
+		default:
+		}
+		var n, lo, hi int
+		if err := r.QueryRow(ctx, "SELECT count(*), coalesce(min(id), -1), coalesce(max(id), -1) FROM ta").Scan(&n, &lo, &hi); err != nil {
+			t.Fatal(err)
+		}
+		reads++
+		if n != 3 || lo != hi {
+			t.Fatalf("a reader saw %d rows (ids %d..%d): want the 3 rows of one block", n, lo, hi)
+		}
 	}
 }
