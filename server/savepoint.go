@@ -28,13 +28,13 @@ import (
 // repeat: the innermost savepoint of a name wins.
 //
 // Besides the writes, ROLLBACK TO closes the cursors declared after the
-// savepoint (PostgreSQL drops the portals of an aborted subtransaction).
-// Not undone, as in PostgreSQL: sequence values (nextval), prepared
-// statements, and cursor positions. Settings are not undone either: the
-// session keeps no transactional GUC state (SET LOCAL acts as SET, and
-// ROLLBACK does not undo a SET), so ROLLBACK TO matches ROLLBACK there.
-// Transaction-level advisory locks taken after the savepoint stay until
-// the transaction ends (PostgreSQL releases them at ROLLBACK TO).
+// savepoint (PostgreSQL drops the portals of an aborted subtransaction)
+// and releases the transaction-level advisory locks taken after it
+// (session-level ones stay, as in PostgreSQL). Not undone, as in
+// PostgreSQL: sequence values (nextval), prepared statements, and cursor
+// positions. Settings are not undone either: the session keeps no
+// transactional GUC state (SET LOCAL acts as SET, and ROLLBACK does not
+// undo a SET), so ROLLBACK TO matches ROLLBACK there.
 //
 // Savepoints exist only in an explicit block: in an implicit transaction
 // (a multi-statement Query, the extended protocol up to Sync) or outside
@@ -54,7 +54,8 @@ import (
 type savepoint struct {
 	name    string
 	mark    txMark
-	cursors map[*cursor]bool // the block's cursors when it was defined
+	cursors map[*cursor]bool   // the block's cursors when it was defined
+	xactAdv map[advKey]advHold // the transaction-level advisory holds then
 }
 
 // txMark is the state of a transaction's changes at one point (mark), to
@@ -242,7 +243,7 @@ func (s *session) planSavepoint(st *bsql.Statement) (plan, error) {
 			if err := s.requireBlock("SAVEPOINT"); err != nil {
 				return err
 			}
-			sp := savepoint{name: name, mark: s.tx.mark(), cursors: map[*cursor]bool{}}
+			sp := savepoint{name: name, mark: s.tx.mark(), cursors: map[*cursor]bool{}, xactAdv: advisory.xactHolds(s)}
 			for _, c := range s.cursors {
 				if c.tx == s.tx {
 					sp.cursors[c] = true
@@ -284,6 +285,7 @@ func (s *session) planSavepoint(st *bsql.Statement) (plan, error) {
 					delete(s.cursors, cname)
 				}
 			}
+			advisory.restoreXactHolds(s, sp.xactAdv)
 			s.tx.failed = false
 			return nil
 		}), nil
@@ -308,4 +310,31 @@ func (s *session) findSavepoint(name string) (int, error) {
 		}
 	}
 	return 0, pgerr.New("3B001", "savepoint \"%s\" does not exist", name)
+}
+
+// xactHolds returns the transaction-level advisory lock holds of s.
+func (t *advisoryTable) xactHolds(s *session) map[advKey]advHold {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := map[advKey]advHold{}
+	for k, l := range t.locks {
+		if h := l.holders[s]; h != nil && h[1] != (advHold{}) {
+			out[k] = h[1]
+		}
+	}
+	return out
+}
+
+// restoreXactHolds sets the transaction-level holds of s back to hs
+// (taken by xactHolds; they can only have grown since: transaction-level
+// locks are not unlocked one by one).
+func (t *advisoryTable) restoreXactHolds(s *session, hs map[advKey]advHold) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for k, l := range t.locks {
+		if h := l.holders[s]; h != nil && h[1] != hs[k] {
+			h[1] = hs[k]
+			t.tidy(k, l, s)
+		}
+	}
 }

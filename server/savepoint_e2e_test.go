@@ -246,6 +246,26 @@ func TestSavepointSemantics(t *testing.T) {
 	if got := strings.Join(queryStrings(t, c, "SELECT id FROM st ORDER BY id"), ","); got != "1,2,3" {
 		t.Fatalf("after ROLLBACK TO: %s", got)
 	}
+	// ROLLBACK TO releases the transaction-level advisory locks taken
+	// after the savepoint; session-level ones and earlier ones stay.
+	tryLock := func(key int) bool {
+		var ok bool
+		if err := other.QueryRow(ctx, "SELECT pg_try_advisory_xact_lock($1)", key).Scan(&ok); err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	mustExec(t, c, "SELECT pg_advisory_xact_lock(41)")
+	mustExec(t, c, "SAVEPOINT adv")
+	mustExec(t, c, "SELECT pg_advisory_xact_lock(41), pg_advisory_xact_lock(42), pg_advisory_lock(43)")
+	if tryLock(41) || tryLock(42) || tryLock(43) {
+		t.Fatal("advisory locks of the block not held")
+	}
+	mustExec(t, c, "ROLLBACK TO adv")
+	if tryLock(41) || !tryLock(42) || tryLock(43) {
+		t.Fatal("after ROLLBACK TO: want 41 and 43 held, 42 free")
+	}
+	mustExec(t, c, "RELEASE adv")
 	// TRUNCATE in the block: the block sees the table empty plus its own
 	// later rows; another session sees the committed rows until COMMIT.
 	mustExec(t, c, "TRUNCATE st")
