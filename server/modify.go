@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/google/uuid"
 
 	"github.com/bsdb/bsdb-pg/acl"
 	"github.com/bsdb/bsdb-pg/pgerr"
@@ -306,8 +307,20 @@ func (p *modifyPlan) apply(ctx context.Context, res *modifyResult, fileDel *txn.
 	if !fileDel.Empty() {
 		w.dels = append(w.dels, planner.DeleteSet{ID: t.AllocDeleteID(), Del: fileDel})
 	}
-	if err := p.s.dropOwnRows(ctx, w, ownDel); err != nil {
-		return err
+	if len(ownDel) > 0 {
+		// Rows the transaction wrote: masked in its batches (a savepoint
+		// can bring them back), left out when it commits.
+		m := &txn.Deletes{}
+		k := int32(0)
+		for id, rows := range ownDel {
+			rs := make([]int64, len(rows))
+			for i, r := range rows {
+				rs[i] = int64(r)
+			}
+			m.AddBuf(uuid.Nil, k, id, rs...) // no WAL name yet: keyed by k
+			k++
+		}
+		w.masks = append(w.masks, planner.DeleteSet{ID: t.AllocDeleteID(), Del: m})
 	}
 	if len(newRows) > 0 {
 		ids, err := s.writeIDs(ctx, t, newRows, true)
@@ -318,41 +331,6 @@ func (p *modifyPlan) apply(ctx context.Context, res *modifyResult, fileDel *txn.
 			res.retRecs, res.retIDs = newRows, ids
 		}
 	}
-	return nil
-}
-
-// dropOwnRows removes rows from the transaction's staged batches of a
-// table: each changed batch is replaced by a copy without them.
-func (s *session) dropOwnRows(ctx context.Context, w *tableWrites, ownDel map[uint64][]int) error {
-	if len(ownDel) == 0 {
-		return nil
-	}
-	var old []uint64
-	out := w.recs[:0:0]
-	for _, sb := range w.recs {
-		rows, ok := ownDel[sb.id]
-		if !ok {
-			out = append(out, sb)
-			continue
-		}
-		old = append(old, sb.id)
-		kept, err := keepRows(sb.rec, rows)
-		sb.rec.Release()
-		if err != nil {
-			return err
-		}
-		if kept == nil {
-			continue
-		}
-		ids, err := w.t.Stage(ctx, []arrow.RecordBatch{kept})
-		if err != nil {
-			kept.Release()
-			return err
-		}
-		out = append(out, stagedBatch{id: ids[0], rec: kept})
-	}
-	w.recs = out
-	w.t.Unstage(old)
 	return nil
 }
 
@@ -460,7 +438,11 @@ func (b *binder) LookupTarget(schemaName, name string, update, reads bool) (*bsq
 		b.s.eng.ReadLock()
 		b.readLocked = true
 	}
-	bd, err := t.BindTarget(b.ctx, b.s.tx.pendingBatches(t))
+	bind := t.BindTarget
+	if b.s.tx.truncated(t) {
+		bind = t.BindTargetTruncated
+	}
+	bd, err := bind(b.ctx, b.s.tx.pendingBatches(t))
 	if err != nil {
 		return nil, err
 	}
