@@ -65,7 +65,11 @@ func (v *deleteView) empty() bool { return len(v.files) == 0 }
 
 // ensureDeletes puts the snapshot's deletes (committed files, buffered
 // records, the transaction's own) into the delete mirror and returns them.
-func (t *Table) ensureDeletes(ctx context.Context, snap *txn.Snapshot, own []DeleteSet) (*deleteView, error) {
+//
+// present are the batches the statement reads: deleted rows of other
+// batches (a transaction's own rows written before its TRUNCATE) are not
+// counted.
+func (t *Table) ensureDeletes(ctx context.Context, snap *txn.Snapshot, own []DeleteSet, present map[uint64]bool) (*deleteView, error) {
 	v := &deleteView{files: map[string]bool{}, batches: map[uint64]bool{}}
 	if len(snap.Manifest.Deletes) == 0 && len(snap.Deletes) == 0 && len(own) == 0 {
 		return v, nil
@@ -101,7 +105,11 @@ func (t *Table) ensureDeletes(ctx context.Context, snap *txn.Snapshot, own []Del
 		}
 		for _, u := range d.Bufs {
 			v.batches[u.BatchID] = true
-			v.bufRows += int64(len(u.Rows))
+			if present[u.BatchID] {
+				v.bufRows += int64(len(u.Rows))
+			} else {
+				v.rows -= int64(len(u.Rows))
+			}
 		}
 		return nil
 	}
@@ -260,6 +268,18 @@ func (t *Table) UnstageDeletes(ids []uint64) {
 // setPredicate is batchPredicate over the delete mirror's set column.
 func setPredicate(ids []uint64) string {
 	return strings.ReplaceAll(batchPredicate(ids), batchColumn, "__bsdb_dset")
+}
+
+// presentBatches are the ids of the batches a statement reads.
+func presentBatches(batches, extra []txn.Batch) map[uint64]bool {
+	m := make(map[uint64]bool, len(batches)+len(extra))
+	for _, b := range batches {
+		m[b.ID] = true
+	}
+	for _, b := range extra {
+		m[b.ID] = true
+	}
+	return m
 }
 
 // mirrorScan is the mirror's rows of the batches ids with the view's

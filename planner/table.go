@@ -500,7 +500,7 @@ func (t *Table) bindMode(ctx context.Context, extraAll []txn.Batch, columns, tar
 	files, err := t.eng.localFiles(ctx, t, snap.Manifest)
 	var dv *deleteView
 	if err == nil {
-		dv, err = t.ensureDeletes(ctx, snap, ownDels)
+		dv, err = t.ensureDeletes(ctx, snap, ownDels, presentBatches(snap.Batches, extra))
 	}
 	if err == nil && columns {
 		err = t.ensureMirrored(ctx, snap.Batches)

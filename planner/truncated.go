@@ -27,7 +27,7 @@ func (t *Table) bindTruncated(ctx context.Context, extraAll []txn.Batch, columns
 	t.gc.RLock()
 	// An empty snapshot: the transaction's own deletes only.
 	empty := &txn.Snapshot{Manifest: &manifest.Manifest{}}
-	dv, err := t.ensureDeletes(ctx, empty, ownDels)
+	dv, err := t.ensureDeletes(ctx, empty, ownDels, presentBatches(nil, extra))
 	if err == nil && columns {
 		err = t.ensureMirrored(ctx, extra)
 	}

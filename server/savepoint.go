@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 
-	"github.com/apache/arrow-go/v18/arrow"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
@@ -163,12 +162,13 @@ func (s *session) commitTruncations(ctx context.Context, tx *txState) error {
 			}
 			n = w.truncAt
 		} else {
-			live := w.live()
-			recs := make([]arrow.RecordBatch, len(live))
-			for i, r := range live {
-				recs[i] = r.rec
+			// Its rows written since, without those it deleted again.
+			recs, _, fresh, err := w.maskedRecs(ctx)
+			if err == nil {
+				err = w.t.T.TruncateWith(ctx, recs)
 			}
-			if err := w.t.T.TruncateWith(ctx, recs); err != nil {
+			releaseAll(fresh)
+			if err != nil {
 				return err
 			}
 		}

@@ -145,6 +145,13 @@ func (tx *txState) pendingBatches(t *planner.Table) []txn.Batch {
 			for i, r := range live {
 				out[i] = txn.Batch{ID: r.id, Rec: r.rec}
 			}
+			if w.truncated {
+				// Its deletes of rows before the TRUNCATE see nothing.
+				for _, m := range w.masks {
+					out = append(out, txn.Batch{ID: m.ID, Del: m.Del})
+				}
+				return out
+			}
 			for i, d := range w.dels {
 				if w.t.T.ResolveDeletes(d.Del) {
 					// Rows of batches committed since: mirrored anew as
