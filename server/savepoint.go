@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 
-
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/bsdb/bsdb-pg/acl"
