@@ -21,8 +21,9 @@ import (
 // Figure 7 (issue 21): UPDATE and DELETE side by side with PostgreSQL.
 //
 // The table is dml(id bigint, k int, v bigint, pad text), DMLRows rows
-// loaded in id order by one COPY (id = i+1, k = i % 1000, v = i*7919 %
-// 10000, pad a 40-byte window of the generator's string), then ALTER TABLE
+// loaded in id order by one COPY (id = i+1; k in 0..999, v in 0..999999
+// and pad, a 40-byte window of the generator's string, drawn from a hash
+// of (seed, i), so that the columns do not compress to nothing), then ALTER TABLE
 // ADD PRIMARY KEY (id) on both (PostgreSQL builds its index; bsdb-pg
 // records the key) and a flush (flushBoth: bsdb-pg restarted, PostgreSQL
 // CHECKPOINT + VACUUM ANALYZE): every row is committed in bsdb-pg's data
@@ -99,11 +100,12 @@ func (r *dmlCopyReader) fill() {
 		b = be.AppendUint16(b, 4)
 		b = be.AppendUint32(b, 8)
 		b = be.AppendUint64(b, uint64(i+1))
+		h := mix(r.g.seed^0x3c6ef372, uint64(i))
 		b = be.AppendUint32(b, 4)
-		b = be.AppendUint32(b, uint32(i%1000))
+		b = be.AppendUint32(b, uint32(h%1000))
 		b = be.AppendUint32(b, 8)
-		b = be.AppendUint64(b, uint64(i*7919%10000))
-		off := int(i*131) % (len(r.g.pool) - PayloadLen)
+		b = be.AppendUint64(b, (h>>10)%1_000_000)
+		off := int((h >> 30) % uint64(len(r.g.pool)-PayloadLen))
 		b = be.AppendUint32(b, PayloadLen)
 		b = append(b, r.g.pool[off:off+PayloadLen]...)
 	}
