@@ -213,11 +213,12 @@ func (m *model) done(o *mop, err error) bool {
 	}
 }
 
-// client runs operations until ctx ends or the connection fails. insW is
+// client runs operations (with ctx) until run ends or the connection
+// fails; an operation started runs to its answer unless ctx ends. insW is
 // the weight of autocommit INSERTs (0: every operation deletes or
 // updates, except when there is nothing left to change).
-func (m *model) client(ctx context.Context, c *pgx.Conn, rng *rand.Rand, insW int) {
-	for ctx.Err() == nil {
+func (m *model) client(ctx, run context.Context, c *pgx.Conn, rng *rand.Rand, insW int) {
+	for ctx.Err() == nil && run.Err() == nil {
 		m.mu.Lock()
 		ncand := len(m.cand)
 		m.mu.Unlock()

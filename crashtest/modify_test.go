@@ -134,7 +134,7 @@ func TestModifySIGKILL(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				m.client(rctx, c, wrng, 25)
+				m.client(rctx, rctx, c, wrng, 25)
 			}()
 		}
 		wg.Add(1)
@@ -205,7 +205,7 @@ func runModifyCrashPoint(t *testing.T, point string) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			m.client(wctx, c, rand.New(rand.NewPCG(uint64(w), 21)), 0)
+			m.client(wctx, wctx, c, rand.New(rand.NewPCG(uint64(w), 21)), 0)
 		}()
 	}
 	ws, err := waitExit(s, 60*time.Second)
@@ -309,7 +309,9 @@ func TestLinearizableModify(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			if i < 4 {
-				m.client(rctx, c, rand.New(rand.NewPCG(uint64(i), 5)), 25)
+				// Writers finish the operation they started (its
+				// outcome must be known before the final checks).
+				m.client(ctx, rctx, c, rand.New(rand.NewPCG(uint64(i), 5)), 25)
 			} else {
 				m.reader(rctx, c)
 			}
