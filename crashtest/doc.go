@@ -99,6 +99,16 @@
 //     "SUMMARY modify-sigkill:".
 //   - TestLinearizableModify: the same workload with 3 checking readers
 //     and a 20 ms flush for 4 s. Logs "SUMMARY linearizability-modify:".
+//   - TestMultiTableModifyCrashPoints: transactions that update and delete
+//     rows of two tables die at tx-after-prepare / tx-after-log: the
+//     tables stay equal row for row, acknowledged changes hold, the one in
+//     flight is applied exactly when its commit record was durable.
+//   - TestTwoProcessUpdateConflict (skipped unless
+//     BSDB_TWO_PROCESS_MODIFY=1: a known failure): two server processes
+//     UPDATE the same committed row; at most one may be acknowledged.
+//
+// BSDB_MODIFY_ALL_POINTS=1 runs TestModifyCrashPoints over every point of
+// crash.All.
 //
 // The fuzz targets of the issue are wal.FuzzSegmentReader and
 // pgwire.FuzzServerMessages; their seed corpora run in the default test run

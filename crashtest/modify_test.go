@@ -180,8 +180,14 @@ var modifyPoints = []string{
 // step was delete-bearing (a delete record in the WAL; a staged delete
 // file no manifest lists; the latest manifest adding a delete file); after
 // it the model holds (finishModify: and after a clean stop Iceberg agrees).
+//
+// BSDB_MODIFY_ALL_POINTS=1 runs every point of crash.All.
 func TestModifyCrashPoints(t *testing.T) {
-	for _, point := range modifyPoints {
+	points := modifyPoints
+	if os.Getenv("BSDB_MODIFY_ALL_POINTS") != "" {
+		points = crash.All
+	}
+	for _, point := range points {
 		t.Run(point, func(t *testing.T) { runModifyCrashPoint(t, point) })
 	}
 }
@@ -272,7 +278,7 @@ func checkDeleteBearing(t *testing.T, dataDir, point string) {
 		if n == 0 {
 			t.Errorf("%s: no staged delete file (every delete file on disk is in manifest v%d)", point, ms[len(ms)-1].Version)
 		}
-	default:
+	case crash.CommitAfterManifest, crash.CommitAfterMetadata, crash.CommitAfterHint:
 		ms := manifests(t, dir)
 		latest := ms[len(ms)-1]
 		n := len(latest.Deletes)

@@ -4,14 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/bsdb/bsdb-pg/internal/crash"
 	"github.com/bsdb/bsdb-pg/internal/testserver"
 )
 
@@ -117,3 +120,131 @@ func TestTwoProcessUpdateConflict(t *testing.T) {
 }
 
 func errorsAs(err error, pe **pgconn.PgError) bool { return errors.As(err, pe) }
+
+// TestMultiTableModifyCrashPoints: a transaction that updates and deletes
+// rows of two tables (ct and ct2, seeded with the same rows) dies at each
+// point of the multi-table commit: every part is a delete-bearing WAL
+// transaction. After the restart the tables are equal row for row (the
+// transaction changed both or neither: never an old version in one table
+// and the new one in the other), every acknowledged transaction's update
+// is there once and its deleted row gone, and the transaction in flight
+// is there exactly when its commit record was durable (tx-after-log).
+func TestMultiTableModifyCrashPoints(t *testing.T) {
+	for _, point := range crash.Multi {
+		t.Run(point, func(t *testing.T) { runMultiModifyCrashPoint(t, point) })
+	}
+}
+
+func runMultiModifyCrashPoint(t *testing.T, point string) {
+	ctx := testCtx(t, 2*time.Minute)
+	dataDir := t.TempDir()
+	armed := point + ":8"
+	s := testserver.Start(t, testserver.Options{DataDir: dataDir, Env: serverEnv(100, "BSDB_CRASH_AT="+armed)})
+	c := connect(ctx, t, s.URL)
+	for _, q := range []string{createTable, strings.Replace(createTable, "ct", "ct2", 1),
+		"INSERT INTO ct SELECT x, 0, '0' FROM generate_series(1, 40) x",
+		"INSERT INTO ct2 SELECT x, 0, '0' FROM generate_series(1, 40) x"} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	type change struct {
+		upd, del int64
+		v        int
+	}
+	var acked []change
+	var inflight change
+	// One writer: the transaction that reaches the point is the only one
+	// in flight. Ids: updates take 1, 3, 5, ..., deletes 2, 4, 6, ...
+	for k := 0; ; k++ {
+		ch := change{upd: int64(2*(k%20) + 1), del: int64(2*k + 2), v: k + 1}
+		if ch.del > 40 {
+			t.Fatalf("crash point %s did not fire within %d transactions", armed, k)
+		}
+		var q strings.Builder
+		q.WriteString("BEGIN; ")
+		for _, tb := range []string{"ct", "ct2"} {
+			fmt.Fprintf(&q, "UPDATE %s SET w = %d, payload = payload || ' %d' WHERE id = %d; DELETE FROM %s WHERE id = %d; ", tb, ch.v, ch.v, ch.upd, tb, ch.del)
+		}
+		q.WriteString("COMMIT")
+		if _, err := c.Exec(ctx, q.String()); err != nil {
+			inflight = ch
+			break
+		}
+		acked = append(acked, ch)
+	}
+	ws, err := waitExit(s, 60*time.Second)
+	if err != nil {
+		t.Fatalf("crash point %s never fired: %v", armed, err)
+	}
+	if !ws.Signaled() || ws.Signal() != syscall.SIGABRT || !strings.Contains(s.Output(), "crash point "+point+" reached") {
+		t.Fatalf("server exited with %v, want death by SIGABRT at %s", ws, armed)
+	}
+	r := testserver.Start(t, testserver.Options{DataDir: dataDir, Env: serverEnv(100)})
+	check := func(when string) {
+		t.Helper()
+		c := connect(ctx, t, r.URL)
+		defer c.Close(ctx)
+		got := map[string]map[int64][]mrow{}
+		for _, tb := range []string{"ct", "ct2"} {
+			rows, err := c.Query(ctx, "SELECT id, w, payload FROM "+tb)
+			if err != nil {
+				t.Fatalf("%s: %s unreadable: %v", when, tb, err)
+			}
+			m := map[int64][]mrow{}
+			for rows.Next() {
+				var id int64
+				var r mrow
+				if err := rows.Scan(&id, &r.w, &r.payload); err != nil {
+					t.Fatal(err)
+				}
+				m[id] = append(m[id], r)
+			}
+			rows.Close()
+			got[tb] = m
+		}
+		if diff := sameRows(got["ct"], got["ct2"]); len(diff) > 0 {
+			t.Errorf("%s: ct and ct2 differ (the transaction was not atomic):\n  %s", when, strings.Join(diff, "\n  "))
+		}
+		ct := got["ct"]
+		for id, vs := range ct {
+			if len(vs) != 1 {
+				t.Errorf("%s: id %d has %d row versions %v", when, id, len(vs), vs)
+			}
+		}
+		has := func(id int64, v int) bool {
+			vs := ct[id]
+			if len(vs) == 0 {
+				return false
+			}
+			h, _ := parseHist(vs[0].payload)
+			return slices.Contains(h, int32(v))
+		}
+		for _, ch := range acked {
+			if len(ct[ch.del]) != 0 {
+				t.Errorf("%s: id %d deleted by acknowledged transaction %d is present", when, ch.del, ch.v)
+			}
+			if !has(ch.upd, ch.v) {
+				t.Errorf("%s: id %d misses the update of acknowledged transaction %d: %v", when, ch.upd, ch.v, ct[ch.upd])
+			}
+		}
+		applied := has(inflight.upd, inflight.v)
+		if gone := len(ct[inflight.del]) == 0; gone != applied {
+			t.Errorf("%s: in-flight transaction %d half applied: update seen %v, delete applied %v", when, inflight.v, applied, gone)
+		}
+		if want := point == crash.TxAfterLog; applied != want {
+			t.Errorf("%s: in-flight transaction %d applied=%v at %s, want %v", when, inflight.v, applied, point, want)
+		}
+	}
+	check("after the crash")
+	if len(acked) < 7 {
+		t.Errorf("only %d transactions acknowledged before %s", len(acked), armed)
+	}
+	if err := r.Stop(); err != nil {
+		t.Fatalf("clean stop: %v", err)
+	}
+	checkQuiescentLayout(t, dataDir)
+	r.Restart()
+	check("after a clean restart")
+	t.Logf("%s: %d transactions acknowledged, the one in flight applied=%v", armed, len(acked), point == crash.TxAfterLog)
+}
