@@ -363,7 +363,19 @@ func (m *model) doTxn(ctx context.Context, c *pgx.Conn, rng *rand.Rand) bool {
 
 // readTable reads every row version of ct.
 func readTable(ctx context.Context, c *pgx.Conn) (map[int64][]mrow, error) {
-	rows, err := c.Query(ctx, "SELECT id, w, payload FROM ct")
+	return readTableWith(ctx, c, readQueries[0])
+}
+
+// readQueries all read every row of ct, through different plans (a scan,
+// a filter and a sort, a subquery with a filter on the payload).
+var readQueries = []string{
+	"SELECT id, w, payload FROM ct",
+	"SELECT id, w, payload FROM ct WHERE w >= 0 ORDER BY id",
+	"SELECT * FROM (SELECT id, w, payload FROM ct) s WHERE payload <> ''",
+}
+
+func readTableWith(ctx context.Context, c *pgx.Conn, q string) (map[int64][]mrow, error) {
+	rows, err := c.Query(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -628,9 +640,9 @@ func (m *model) report(t testing.TB) {
 // reader reads and checks until ctx ends or a read fails.
 func (m *model) reader(ctx context.Context, c *pgx.Conn) {
 	sess := mview{}
-	for ctx.Err() == nil {
+	for k := 0; ctx.Err() == nil; k++ {
 		s := m.clock.Add(1)
-		got, err := readTable(ctx, c)
+		got, err := readTableWith(ctx, c, readQueries[k%len(readQueries)])
 		if err != nil {
 			return
 		}
