@@ -354,11 +354,46 @@ func (m *model) doTxn(ctx context.Context, c *pgx.Conn, rng *rand.Rand) bool {
 			return m.done(o, err)
 		}
 	}
+	if rng.IntN(6) == 0 {
+		// Rolled back: never applied, and its claims are released.
+		_, err := c.Exec(ctx, "ROLLBACK")
+		if err != nil {
+			return m.done(o, err)
+		}
+		m.clock.Add(1)
+		m.mu.Lock()
+		o.status, o.code = opRejected, "ROLLBACK"
+		m.count["rollback"]++
+		m.mu.Unlock()
+		return true
+	}
 	tag, err := c.Exec(ctx, "COMMIT")
 	if err == nil && tag.String() != "COMMIT" {
 		err = &pgconn.PgError{Code: "COMMIT", Message: "COMMIT answered " + tag.String()}
 	}
 	return m.done(o, err)
+}
+
+// sweep updates every row the model holds live in one statement, alone:
+// each must change (no claim left behind by a rolled-back or failed
+// transaction, no row the model thinks live missing).
+func (m *model) sweep(ctx context.Context, t *testing.T, c *pgx.Conn) {
+	t.Helper()
+	m.mu.Lock()
+	ids := append([]int64(nil), m.cand...)
+	m.mu.Unlock()
+	if len(ids) == 0 {
+		return
+	}
+	o := m.newOp("update", 0, ids, nil)
+	tag, err := c.Exec(ctx, fmt.Sprintf("UPDATE ct SET w = %d, payload = payload || ' %d' WHERE id IN (%s)", o.v, o.v, inList(ids)))
+	m.done(o, err)
+	if err != nil {
+		t.Fatalf("sweep: UPDATE of the %d live rows: %v", len(ids), err)
+	}
+	if tag.RowsAffected() != int64(len(ids)) {
+		t.Errorf("sweep: UPDATE of the %d live rows answered %q", len(ids), tag)
+	}
 }
 
 // readTable reads every row version of ct.
@@ -623,8 +658,8 @@ func (m *model) resolve(got map[int64][]mrow) (applied, notApplied int) {
 func (m *model) summary() string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return fmt.Sprintf("ops=%d inserts=%d updates=%d deletes=%d txns=%d refused=%v reads=%d violations=%d ids=%d live=%d",
-		len(m.ops), m.count["insert"], m.count["update"], m.count["delete"], m.count["txn"], m.refused, m.reads, m.viol, len(m.insOf), len(m.cand))
+	return fmt.Sprintf("ops=%d inserts=%d updates=%d deletes=%d txns=%d rollbacks=%d refused=%v reads=%d violations=%d ids=%d live=%d",
+		len(m.ops), m.count["insert"], m.count["update"], m.count["delete"], m.count["txn"], m.count["rollback"], m.refused, m.reads, m.viol, len(m.insOf), len(m.cand))
 }
 
 // report fails t on any violation or unexpected error seen so far.

@@ -76,12 +76,16 @@ func verifyModel(t *testing.T, m *model, got map[int64][]mrow, when string) {
 	}
 }
 
-// finishModify ends a test: the table read, checked, a clean stop (which
+// finishModify ends a test: every live row updated in one statement
+// (model.sweep), the table read, checked, a clean stop (which
 // commits everything), the quiescent layout (delete files included),
 // iceberg-go's scan equal to SELECT, and one more restart with the same
 // rows.
 func finishModify(ctx context.Context, t *testing.T, s *testserver.Server, m *model) map[int64][]mrow {
 	t.Helper()
+	c := connect(ctx, t, s.URL)
+	m.sweep(ctx, t, c)
+	c.Close(ctx)
 	before := checkNow(ctx, t, s.URL, "final read")
 	verifyModel(t, m, before, "final read")
 	if err := s.Stop(); err != nil {
