@@ -116,8 +116,8 @@
 //
 // # Running
 //
-// The default run takes about three minutes on 2 cores (the UPDATE/DELETE
-// tests about one of them):
+// The default run takes three to four minutes on 2 cores (the UPDATE/DELETE
+// tests about half of it):
 //
 //	make build && BSDB_TEST_BINARY=$PWD/bin/bsdb-pg go test -tags duckdb_arrow -p 1 ./crashtest
 //
