@@ -37,7 +37,7 @@ const indexColumn = "__bsdb_idx"
 func (t *Table) delMirror() string { return quoteIdent(fmt.Sprintf("__bsdb_del_%d", t.Entry.OID)) }
 
 func (t *Table) createDelMirror(ctx context.Context) error {
-	_, err := t.eng.db.ExecContext(ctx, fmt.Sprintf("CREATE OR REPLACE TABLE %s (__bsdb_dset UBIGINT, __bsdb_path VARCHAR, __bsdb_pos BIGINT)", t.delMirror()))
+	_, err := t.eng.db.ExecContext(ctx, fmt.Sprintf("CREATE OR REPLACE TABLE %s (__bsdb_dset UBIGINT, __bsdb_path VARCHAR, __bsdb_pos BIGINT, __bsdb_batch UBIGINT)", t.delMirror()))
 	return err
 }
 
@@ -54,17 +54,23 @@ func (t *Table) AllocDeleteID() uint64 { return t.T.AllocBatchIDs(1)[0] }
 // deleteView is what a statement's snapshot deletes: the sets, and the
 // data files (relative paths) they delete from.
 type deleteView struct {
-	sets  []uint64
-	files map[string]bool
-	rows  int64 // deleted rows in all sets
+	sets    []uint64
+	files   map[string]bool
+	batches map[uint64]bool // buffered batches with deleted rows
+	rows    int64           // deleted rows in all sets
+	bufRows int64           // of which rows of buffered batches
 }
 
 func (v *deleteView) empty() bool { return len(v.files) == 0 }
 
 // ensureDeletes puts the snapshot's deletes (committed files, buffered
 // records, the transaction's own) into the delete mirror and returns them.
-func (t *Table) ensureDeletes(ctx context.Context, snap *txn.Snapshot, own []DeleteSet) (*deleteView, error) {
-	v := &deleteView{files: map[string]bool{}}
+//
+// present are the batches the statement reads: deleted rows of other
+// batches (a transaction's own rows written before its TRUNCATE) are not
+// counted.
+func (t *Table) ensureDeletes(ctx context.Context, snap *txn.Snapshot, own []DeleteSet, present map[uint64]bool) (*deleteView, error) {
+	v := &deleteView{files: map[string]bool{}, batches: map[uint64]bool{}}
 	if len(snap.Manifest.Deletes) == 0 && len(snap.Deletes) == 0 && len(own) == 0 {
 		return v, nil
 	}
@@ -97,6 +103,14 @@ func (t *Table) ensureDeletes(ctx context.Context, snap *txn.Snapshot, own []Del
 		for _, f := range d.Files {
 			v.files[f.File] = true
 		}
+		for _, u := range d.Bufs {
+			v.batches[u.BatchID] = true
+			if present[u.BatchID] {
+				v.bufRows += int64(len(u.Rows))
+			} else {
+				v.rows -= int64(len(u.Rows))
+			}
+		}
 		return nil
 	}
 	for _, b := range snap.Deletes {
@@ -128,7 +142,7 @@ func (t *Table) loadDeleteFile(ctx context.Context, df manifest.DeleteFile) (uin
 	id := t.AllocDeleteID()
 	// The file names data files by their full locations; the mirror keeps
 	// their relative paths (data/<name>).
-	q := fmt.Sprintf("INSERT INTO %s SELECT %d, regexp_extract(file_path, 'data/[^/]*$'), pos FROM read_parquet(%s)", t.delMirror(), id, quoteLiteral(local))
+	q := fmt.Sprintf("INSERT INTO %s SELECT %d, regexp_extract(file_path, 'data/[^/]*$'), pos, NULL FROM read_parquet(%s)", t.delMirror(), id, quoteLiteral(local))
 	if _, err := t.eng.db.ExecContext(ctx, q); err != nil {
 		return 0, fmt.Errorf("load delete file %s of %s: %w", df.Path, t.ID.Name, err)
 	}
@@ -145,17 +159,28 @@ func (t *Table) insertDeleteRows(ctx context.Context, id uint64, d *txn.Deletes)
 		{Name: "__bsdb_dset", Type: arrow.PrimitiveTypes.Uint64},
 		{Name: "__bsdb_path", Type: arrow.BinaryTypes.String},
 		{Name: "__bsdb_pos", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "__bsdb_batch", Type: arrow.PrimitiveTypes.Uint64},
 	}, nil)
 	rb := array.NewRecordBuilder(mem, sch)
 	defer rb.Release()
 	ids := rb.Field(0).(*array.Uint64Builder)
 	paths := rb.Field(1).(*array.StringBuilder)
 	pos := rb.Field(2).(*array.Int64Builder)
+	batch := rb.Field(3).(*array.Uint64Builder)
 	for _, f := range d.Files {
 		for _, p := range f.Pos {
 			ids.Append(id)
 			paths.Append(f.File)
 			pos.Append(p)
+			batch.AppendNull()
+		}
+	}
+	for _, u := range d.Bufs {
+		for _, r := range u.Rows {
+			ids.Append(id)
+			paths.Append("")
+			pos.Append(r)
+			batch.Append(u.BatchID)
 		}
 	}
 	rec := rb.NewRecordBatch()
@@ -245,6 +270,41 @@ func setPredicate(ids []uint64) string {
 	return strings.ReplaceAll(batchPredicate(ids), batchColumn, "__bsdb_dset")
 }
 
+// presentBatches are the ids of the batches a statement reads.
+func presentBatches(batches, extra []txn.Batch) map[uint64]bool {
+	m := make(map[uint64]bool, len(batches)+len(extra))
+	for _, b := range batches {
+		m[b.ID] = true
+	}
+	for _, b := range extra {
+		m[b.ID] = true
+	}
+	return m
+}
+
+// mirrorScan is the mirror's rows of the batches ids with the view's
+// deletes of buffered rows applied; cols is the select list.
+func (t *Table) mirrorScan(cols string, ids []uint64, v *deleteView) string {
+	q := fmt.Sprintf("SELECT %s FROM %s AS __bsdb_b WHERE %s", cols, t.mirror, batchPredicate(ids))
+	if len(v.batches) == 0 || len(v.sets) == 0 {
+		return q
+	}
+	var hit []uint64
+	for _, id := range ids {
+		if v.batches[id] {
+			hit = append(hit, id)
+		}
+	}
+	if len(hit) == 0 {
+		return q
+	}
+	sets := append([]uint64(nil), v.sets...)
+	sort.Slice(sets, func(i, j int) bool { return sets[i] < sets[j] })
+	dead := fmt.Sprintf("SELECT __bsdb_batch AS __bsdb_xb, __bsdb_pos AS __bsdb_xp FROM %s WHERE __bsdb_batch IS NOT NULL AND (%s)", t.delMirror(), setPredicate(sets))
+	return fmt.Sprintf("SELECT %s FROM %s AS __bsdb_b ANTI JOIN (%s) AS __bsdb_y ON __bsdb_y.__bsdb_xb = __bsdb_b.%s AND __bsdb_y.__bsdb_xp = __bsdb_b.%s WHERE %s",
+		cols, t.mirror, dead, batchColumn, indexColumn, batchPredicate(ids))
+}
+
 // deletedScan is a scan of data files with deletes applied: the files
 // (local paths, rel their relative paths, in the same order) read with
 // their file index and row number, anti-joined with the view's sets.
@@ -271,7 +331,7 @@ func (t *Table) deletedScan(cols string, local, rel []string, v *deleteView) str
 	sets := append([]uint64(nil), v.sets...)
 	sort.Slice(sets, func(i, j int) bool { return sets[i] < sets[j] })
 	dead := fmt.Sprintf("SELECT __bsdb_m.i AS __bsdb_fi, __bsdb_d.__bsdb_pos AS __bsdb_dp FROM %s AS __bsdb_d JOIN (VALUES %s) AS __bsdb_m(p, i) ON __bsdb_d.__bsdb_path = __bsdb_m.p WHERE %s",
-		t.delMirror(), strings.Join(m, ", "), setPredicate(sets))
+		t.delMirror(), strings.Join(m, ", "), "("+setPredicate(sets)+")")
 	return fmt.Sprintf("SELECT %s FROM %s ANTI JOIN (%s) AS __bsdb_x ON __bsdb_x.__bsdb_fi = __bsdb_p.file_index AND __bsdb_x.__bsdb_dp = __bsdb_p.file_row_number",
 		cols, scan, dead)
 }

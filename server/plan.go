@@ -205,7 +205,7 @@ func (s *session) planTyped(ctx context.Context, st *bsql.Statement, params []an
 	case bsql.KindUpdate, bsql.KindDelete:
 		return s.planModify(ctx, st, params, paramOIDs, formats)
 	case bsql.KindSavepoint:
-		return nil, errUnsupported(st.Tag)
+		return s.planSavepoint(st) // savepoint.go
 	}
 	if p, ok, err := s.planSequence(ctx, st); ok {
 		return p, err
