@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -56,9 +57,10 @@ func (t *Table) AllocDeleteID() uint64 { return t.T.AllocBatchIDs(1)[0] }
 type deleteView struct {
 	sets    []uint64
 	files   map[string]bool
-	batches map[uint64]bool // buffered batches with deleted rows
-	rows    int64           // deleted rows in all sets
-	bufRows int64           // of which rows of buffered batches
+	batches map[uint64]bool    // buffered batches with deleted rows
+	pos     map[string][]int64 // deleted positions per data file (unsorted)
+	rows    int64              // deleted rows in all sets
+	bufRows int64              // of which rows of buffered batches
 }
 
 func (v *deleteView) empty() bool { return len(v.files) == 0 }
@@ -70,7 +72,7 @@ func (v *deleteView) empty() bool { return len(v.files) == 0 }
 // batches (a transaction's own rows written before its TRUNCATE) are not
 // counted.
 func (t *Table) ensureDeletes(ctx context.Context, snap *txn.Snapshot, own []DeleteSet, present map[uint64]bool) (*deleteView, error) {
-	v := &deleteView{files: map[string]bool{}, batches: map[uint64]bool{}}
+	v := &deleteView{files: map[string]bool{}, batches: map[uint64]bool{}, pos: map[string][]int64{}}
 	if len(snap.Manifest.Deletes) == 0 && len(snap.Deletes) == 0 && len(own) == 0 {
 		return v, nil
 	}
@@ -90,6 +92,17 @@ func (t *Table) ensureDeletes(ctx context.Context, snap *txn.Snapshot, own []Del
 		for _, f := range df.Data {
 			v.files[f] = true
 		}
+		d, ok := t.delFilePos[df.Path]
+		if !ok {
+			var err error
+			if d, err = t.T.ReadDeleteFile(ctx, snap.Manifest, df); err != nil {
+				return nil, err
+			}
+			t.delFilePos[df.Path] = d
+		}
+		for _, f := range d.Files {
+			v.pos[f.File] = append(v.pos[f.File], f.Pos...)
+		}
 	}
 	add := func(id uint64, d *txn.Deletes) error {
 		if _, ok := t.delMirrored[id]; !ok {
@@ -102,6 +115,7 @@ func (t *Table) ensureDeletes(ctx context.Context, snap *txn.Snapshot, own []Del
 		v.rows += d.Rows()
 		for _, f := range d.Files {
 			v.files[f.File] = true
+			v.pos[f.File] = append(v.pos[f.File], f.Pos...)
 		}
 		for _, u := range d.Bufs {
 			v.batches[u.BatchID] = true
@@ -297,6 +311,7 @@ func (t *Table) clearDeletes(ctx context.Context) error {
 	}
 	t.delMirrored = map[uint64]struct{}{}
 	t.delFileIDs = map[string]uint64{}
+	t.delFilePos = map[string]*txn.Deletes{}
 	return nil
 }
 
@@ -367,19 +382,64 @@ func (t *Table) deletedScan(cols string, local, rel []string, v *deleteView) str
 		opts = ", union_by_name = true"
 	}
 	scan := fmt.Sprintf("read_parquet([%s]%s) AS __bsdb_p", strings.Join(quoted, ", "), opts)
-	var m []string
+	// A run of consecutive deleted positions (a DELETE by a range of a
+	// column the file is sorted on) is a range filter on file_row_number;
+	// the scattered rest is anti-joined with the delete mirror, which then
+	// builds its hash table from those rows only.
+	var ranges, m, covered []string
+	terms := 0
 	for i, r := range rel {
-		if v.files[r] {
+		if !v.files[r] {
+			continue
+		}
+		pos := append([]int64(nil), v.pos[r]...)
+		slices.Sort(pos)
+		pos = slices.Compact(pos)
+		scattered := false
+		var cov []string
+		for a := 0; a < len(pos); {
+			b := a
+			for b+1 < len(pos) && pos[b+1] == pos[b]+1 {
+				b++
+			}
+			if b-a+1 >= minRangeRun && terms < maxRangeTerms {
+				ranges = append(ranges, fmt.Sprintf("(__bsdb_p.file_index = %d AND __bsdb_p.file_row_number BETWEEN %d AND %d)", i, pos[a], pos[b]))
+				cov = append(cov, fmt.Sprintf("__bsdb_d.__bsdb_pos BETWEEN %d AND %d", pos[a], pos[b]))
+				terms++
+			} else {
+				scattered = true
+			}
+			a = b + 1
+		}
+		if scattered || len(pos) == 0 {
 			m = append(m, fmt.Sprintf("(%s, %d)", quoteLiteral(r), i))
+			if len(cov) > 0 {
+				covered = append(covered, fmt.Sprintf("(__bsdb_m.i = %d AND (%s))", i, strings.Join(cov, " OR ")))
+			}
 		}
 	}
+	where := ""
+	if len(ranges) > 0 {
+		where = " WHERE NOT (" + strings.Join(ranges, " OR ") + ")"
+	}
 	if len(m) == 0 || len(v.sets) == 0 {
-		return fmt.Sprintf("SELECT %s FROM %s", cols, scan)
+		return fmt.Sprintf("SELECT %s FROM %s%s", cols, scan, where)
 	}
 	sets := append([]uint64(nil), v.sets...)
 	sort.Slice(sets, func(i, j int) bool { return sets[i] < sets[j] })
-	dead := fmt.Sprintf("SELECT __bsdb_m.i AS __bsdb_fi, __bsdb_d.__bsdb_pos AS __bsdb_dp FROM %s AS __bsdb_d JOIN (VALUES %s) AS __bsdb_m(p, i) ON __bsdb_d.__bsdb_path = __bsdb_m.p WHERE %s",
-		t.delMirror(), strings.Join(m, ", "), "("+setPredicate(sets)+")")
-	return fmt.Sprintf("SELECT %s FROM %s ANTI JOIN (%s) AS __bsdb_x ON __bsdb_x.__bsdb_fi = __bsdb_p.file_index AND __bsdb_x.__bsdb_dp = __bsdb_p.file_row_number",
-		cols, scan, dead)
+	skip := ""
+	if len(covered) > 0 {
+		skip = " AND NOT (" + strings.Join(covered, " OR ") + ")"
+	}
+	dead := fmt.Sprintf("SELECT __bsdb_m.i AS __bsdb_fi, __bsdb_d.__bsdb_pos AS __bsdb_dp FROM %s AS __bsdb_d JOIN (VALUES %s) AS __bsdb_m(p, i) ON __bsdb_d.__bsdb_path = __bsdb_m.p WHERE (%s)%s",
+		t.delMirror(), strings.Join(m, ", "), setPredicate(sets), skip)
+	return fmt.Sprintf("SELECT %s FROM %s ANTI JOIN (%s) AS __bsdb_x ON __bsdb_x.__bsdb_fi = __bsdb_p.file_index AND __bsdb_x.__bsdb_dp = __bsdb_p.file_row_number%s",
+		cols, scan, dead, where)
 }
+
+// Deleted positions as range filters: runs of at least minRangeRun
+// positions, at most maxRangeTerms ranges per scan.
+const (
+	minRangeRun   = 8
+	maxRangeTerms = 256
+)

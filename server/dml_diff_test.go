@@ -79,9 +79,13 @@ func (d *dmlDiff) pick(xs ...string) string { return xs[d.rng.IntN(len(xs))] }
 
 func (d *dmlDiff) where() string {
 	k := d.rng.IntN(10)
-	switch d.rng.IntN(7) {
+	switch d.rng.IntN(8) {
 	case 0:
 		return fmt.Sprintf("WHERE id = %d", d.rng.IntN(d.nextID+1))
+	case 6:
+		// A range of ids: consecutive positions of a bulk-inserted file.
+		lo := d.rng.IntN(d.nextID + 1)
+		return fmt.Sprintf("WHERE id BETWEEN %d AND %d", lo, lo+5+d.rng.IntN(60))
 	case 1:
 		return fmt.Sprintf("WHERE k BETWEEN %d AND %d", k, k+d.rng.IntN(3))
 	case 2:
