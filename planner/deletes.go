@@ -57,10 +57,10 @@ func (t *Table) AllocDeleteID() uint64 { return t.T.AllocBatchIDs(1)[0] }
 type deleteView struct {
 	sets    []uint64
 	files   map[string]bool
-	batches map[uint64]bool    // buffered batches with deleted rows
-	pos     map[string][]int64 // deleted positions per data file (unsorted)
-	rows    int64              // deleted rows in all sets
-	bufRows int64              // of which rows of buffered batches
+	batches map[uint64]bool     // buffered batches with deleted rows
+	runs    map[string][]posRun // deleted positions per data file, as runs (unsorted)
+	rows    int64               // deleted rows in all sets
+	bufRows int64               // of which rows of buffered batches
 }
 
 func (v *deleteView) empty() bool { return len(v.files) == 0 }
@@ -72,7 +72,7 @@ func (v *deleteView) empty() bool { return len(v.files) == 0 }
 // batches (a transaction's own rows written before its TRUNCATE) are not
 // counted.
 func (t *Table) ensureDeletes(ctx context.Context, snap *txn.Snapshot, own []DeleteSet, present map[uint64]bool) (*deleteView, error) {
-	v := &deleteView{files: map[string]bool{}, batches: map[uint64]bool{}, pos: map[string][]int64{}}
+	v := &deleteView{files: map[string]bool{}, batches: map[uint64]bool{}, runs: map[string][]posRun{}}
 	if len(snap.Manifest.Deletes) == 0 && len(snap.Deletes) == 0 && len(own) == 0 {
 		return v, nil
 	}
@@ -100,8 +100,8 @@ func (t *Table) ensureDeletes(ctx context.Context, snap *txn.Snapshot, own []Del
 			}
 			t.delFilePos[df.Path] = d
 		}
-		for _, f := range d.Files {
-			v.pos[f.File] = append(v.pos[f.File], f.Pos...)
+		for f, rs := range t.runsOf(id, d) {
+			v.runs[f] = append(v.runs[f], rs...)
 		}
 	}
 	add := func(id uint64, d *txn.Deletes) error {
@@ -115,7 +115,9 @@ func (t *Table) ensureDeletes(ctx context.Context, snap *txn.Snapshot, own []Del
 		v.rows += d.Rows()
 		for _, f := range d.Files {
 			v.files[f.File] = true
-			v.pos[f.File] = append(v.pos[f.File], f.Pos...)
+		}
+		for f, rs := range t.runsOf(id, d) {
+			v.runs[f] = append(v.runs[f], rs...)
 		}
 		for _, u := range d.Bufs {
 			v.batches[u.BatchID] = true
@@ -297,6 +299,7 @@ func (t *Table) collectDeletes(ctx context.Context, ids []uint64) error {
 	}
 	for _, id := range del {
 		delete(t.delMirrored, id)
+		delete(t.setRuns, id)
 	}
 	return nil
 }
@@ -312,6 +315,7 @@ func (t *Table) clearDeletes(ctx context.Context) error {
 	t.delMirrored = map[uint64]struct{}{}
 	t.delFileIDs = map[string]uint64{}
 	t.delFilePos = map[string]*txn.Deletes{}
+	t.setRuns = map[uint64]map[string][]posRun{}
 	return nil
 }
 
@@ -392,26 +396,19 @@ func (t *Table) deletedScan(cols string, local, rel []string, v *deleteView) str
 		if !v.files[r] {
 			continue
 		}
-		pos := append([]int64(nil), v.pos[r]...)
-		slices.Sort(pos)
-		pos = slices.Compact(pos)
+		runs := mergeRuns(v.runs[r])
 		scattered := false
 		var cov []string
-		for a := 0; a < len(pos); {
-			b := a
-			for b+1 < len(pos) && pos[b+1] == pos[b]+1 {
-				b++
-			}
-			if b-a+1 >= minRangeRun && terms < maxRangeTerms {
-				ranges = append(ranges, fmt.Sprintf("(__bsdb_p.file_index = %d AND __bsdb_p.file_row_number BETWEEN %d AND %d)", i, pos[a], pos[b]))
-				cov = append(cov, fmt.Sprintf("__bsdb_d.__bsdb_pos BETWEEN %d AND %d", pos[a], pos[b]))
+		for _, run := range runs {
+			if run.n >= minRangeRun && terms < maxRangeTerms {
+				ranges = append(ranges, fmt.Sprintf("(__bsdb_p.file_index = %d AND __bsdb_p.file_row_number BETWEEN %d AND %d)", i, run.start, run.start+run.n-1))
+				cov = append(cov, fmt.Sprintf("__bsdb_d.__bsdb_pos BETWEEN %d AND %d", run.start, run.start+run.n-1))
 				terms++
 			} else {
 				scattered = true
 			}
-			a = b + 1
 		}
-		if scattered || len(pos) == 0 {
+		if scattered || len(runs) == 0 {
 			m = append(m, fmt.Sprintf("(%s, %d)", quoteLiteral(r), i))
 			if len(cov) > 0 {
 				covered = append(covered, fmt.Sprintf("(__bsdb_m.i = %d AND (%s))", i, strings.Join(cov, " OR ")))
@@ -435,6 +432,65 @@ func (t *Table) deletedScan(cols string, local, rel []string, v *deleteView) str
 		t.delMirror(), strings.Join(m, ", "), setPredicate(sets), skip)
 	return fmt.Sprintf("SELECT %s FROM %s ANTI JOIN (%s) AS __bsdb_x ON __bsdb_x.__bsdb_fi = __bsdb_p.file_index AND __bsdb_x.__bsdb_dp = __bsdb_p.file_row_number%s",
 		cols, scan, dead, where)
+}
+
+// posRun is n consecutive deleted positions from start.
+type posRun struct{ start, n int64 }
+
+// runsOf returns a delete set's positions as runs per file, computed once
+// per set (sets never change). REQUIRES: delMu held.
+func (t *Table) runsOf(id uint64, d *txn.Deletes) map[string][]posRun {
+	if r, ok := t.setRuns[id]; ok {
+		return r
+	}
+	out := map[string][]posRun{}
+	for _, f := range d.Files {
+		pos := f.Pos
+		if !slices.IsSorted(pos) {
+			pos = slices.Clone(pos)
+			slices.Sort(pos)
+		}
+		var rs []posRun
+		for _, p := range pos {
+			if k := len(rs) - 1; k >= 0 && rs[k].start+rs[k].n == p {
+				rs[k].n++
+			} else if k < 0 || p >= rs[k].start+rs[k].n {
+				rs = append(rs, posRun{p, 1})
+			}
+		}
+		out[f.File] = rs
+	}
+	t.setRuns[id] = out
+	return out
+}
+
+// mergeRuns sorts runs and joins adjacent ones (sets are disjoint).
+func mergeRuns(rs []posRun) []posRun {
+	if len(rs) < 2 {
+		return rs
+	}
+	rs = slices.Clone(rs)
+	slices.SortFunc(rs, func(a, b posRun) int {
+		switch {
+		case a.start < b.start:
+			return -1
+		case a.start > b.start:
+			return 1
+		}
+		return 0
+	})
+	out := rs[:1]
+	for _, r := range rs[1:] {
+		last := &out[len(out)-1]
+		if r.start <= last.start+last.n {
+			if end := r.start + r.n; end > last.start+last.n {
+				last.n = end - last.start
+			}
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // Deleted positions as range filters: runs of at least minRangeRun

@@ -51,6 +51,7 @@ type Table struct {
 	delMirrored map[uint64]struct{}
 	delFileIDs  map[string]uint64
 	delFilePos  map[string]*txn.Deletes // committed delete files, read
+	setRuns     map[uint64]map[string][]posRun
 	stopGC      func()
 	gcDone      chan struct{}
 
@@ -87,7 +88,7 @@ func (t *Table) Derived(compute func() any) any {
 
 func (e *Engine) attach(ctx context.Context, id catalog.TableID, ent *catalog.Entry, tt *txn.Table) (*Table, error) {
 	t := &Table{ID: id, Entry: *ent, T: tt, Schema: tt.Schema(), eng: e, gcDone: make(chan struct{}), mirrored: map[uint64]struct{}{},
-		delMirrored: map[uint64]struct{}{}, delFileIDs: map[string]uint64{}, delFilePos: map[string]*txn.Deletes{}}
+		delMirrored: map[uint64]struct{}{}, delFileIDs: map[string]uint64{}, delFilePos: map[string]*txn.Deletes{}, setRuns: map[uint64]map[string][]posRun{}}
 	t.mirror = quoteIdent(fmt.Sprintf("__bsdb_buf_%d", ent.OID))
 	var cols []string
 	for _, c := range t.Schema.Columns {

@@ -53,7 +53,7 @@ func TestUpdateConflicts(t *testing.T) {
 func TestConcurrentIncrementsLoseNothing(t *testing.T) {
 	ts := startServer(t, "")
 	c := ts.conn(t)
-	const workers, rounds = 6, 25
+	const workers, rounds = 4, 15
 	mustExec(t, c, "CREATE TABLE cnt (id int, n int)")
 	mustExec(t, c, fmt.Sprintf("INSERT INTO cnt SELECT g, 0 FROM generate_series(0, %d) g", workers))
 	var mu sync.Mutex
