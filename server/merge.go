@@ -30,6 +30,10 @@ type mergePlan struct {
 	st        *bsql.Statement
 	args      []any
 	paramOIDs []uint32
+	// flushed: the table's buffered rows were committed before a run
+	// that takes sequence values (a run that then needed a flush would
+	// take them twice).
+	flushed bool
 }
 
 func (s *session) planMerge(st *bsql.Statement, params []any, paramOIDs []uint32) (plan, error) {
@@ -78,6 +82,11 @@ func (p *mergePlan) run(ctx context.Context) (*modifyResult, error) {
 	}
 	t, bd := b.target, b.targetBound
 	res := &modifyResult{t: t}
+	if m.Nextval && !p.flushed && len(bd.Snap.Batches) > 0 && m.Changes() {
+		p.flushed = true
+		b.release()
+		return res, errNeedFlush
+	}
 	own := map[uint64]bool{}
 	if s.tx != nil {
 		for _, sb := range s.tx.pendingBatches(t) {

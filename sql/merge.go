@@ -64,6 +64,9 @@ type Merge struct {
 	// Source. Rows a DO NOTHING clause takes, or no clause, are not in it.
 	Source *Query
 	Values bool
+	// Nextval: an UPDATE or INSERT clause takes a column's sequence
+	// default (the server avoids running the statement twice then).
+	Nextval bool
 }
 
 const (
@@ -330,6 +333,15 @@ func TranslateMerge(st *Statement, cat Catalog, declaredParams []uint32, describ
 			continue
 		}
 		out.Values = true
+		given := map[int]bool{}
+		for _, tc := range c.targets {
+			given[tc] = true
+		}
+		for i, col := range cols {
+			if _, seq := SequenceOfDefault(col.Default); seq && !given[i] {
+				out.Nextval = true
+			}
+		}
 		var items []string
 		var srcRaw []bool
 		for k := range c.values {
@@ -474,7 +486,7 @@ func mergeUpdateValues(c *mergeClauseInfo, mw *pg_query.MergeWhenClause, table *
 			toDefault[i] = true
 			continue
 		} else if col.Identity == "a" {
-			e := pgerr.New("428C9", "column \"%s\" can only be updated to DEFAULT", col.Name).WithPosition(int(rt.Location) + 1)
+			e := pgerr.New("428C9", "column \"%s\" can only be updated to DEFAULT", col.Name)
 			e.Detail = fmt.Sprintf("Column \"%s\" is an identity column defined as GENERATED ALWAYS.", col.Name)
 			return e
 		}
@@ -658,4 +670,14 @@ func mergeTargetRef(cr *pg_query.ColumnRef, alias, srcAlias string, srcCols map[
 		}
 	}
 	return nil
+}
+
+// Changes reports whether a clause updates or deletes target rows.
+func (m *Merge) Changes() bool {
+	for _, a := range m.Actions {
+		if a == MergeUpdate || a == MergeDelete {
+			return true
+		}
+	}
+	return false
 }
