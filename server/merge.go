@@ -221,3 +221,6 @@ func (b *binder) LookupMergeTarget(schemaName, name string, insert, update, dele
 		return e
 	})
 }
+
+// CurrentDatabase implements bsql.DatabaseNamer.
+func (b *binder) CurrentDatabase() string { return b.s.db }

@@ -100,6 +100,9 @@ func TranslateMerge(st *Statement, cat Catalog, declaredParams []uint32, describ
 	if err := mergePG15Syntax(st.Text, m); err != nil {
 		return nil, err
 	}
+	if err := mergeCatalogNames(n, m.Relation, cat); err != nil {
+		return nil, err
+	}
 	rel := m.Relation
 	if m.WithClause != nil && m.WithClause.Recursive {
 		return nil, pgerr.New(pgerr.SyntaxError, "WITH RECURSIVE is not supported for MERGE statement")
@@ -427,6 +430,43 @@ func mergePG15Syntax(text string, m *pg_query.MergeStmt) error {
 		return pgerr.New(pgerr.SyntaxError, "syntax error at or near \"RETURNING\"")
 	}
 	return nil
+}
+
+// DatabaseNamer is optionally implemented by a Catalog: the session's
+// database, which a relation name may spell as its catalog.
+type DatabaseNamer interface {
+	CurrentDatabase() string
+}
+
+// mergeCatalogNames drops the catalog of db.schema.table names that spell
+// the current database (dbt names every relation so), as PostgreSQL
+// accepts them; another database is PostgreSQL's 0A000.
+func mergeCatalogNames(n *pg_query.Node, target *pg_query.RangeVar, cat Catalog) error {
+	db := ""
+	if dn, ok := cat.(DatabaseNamer); ok {
+		db = dn.CurrentDatabase()
+	}
+	check := func(rv *pg_query.RangeVar) error {
+		if rv == nil || rv.Catalogname == "" {
+			return nil
+		}
+		if db != "" && rv.Catalogname == db {
+			rv.Catalogname = ""
+			return nil
+		}
+		return pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s.%s.%s", rv.Catalogname, rv.Schemaname, rv.Relname).WithPosition(int(rv.Location) + 1)
+	}
+	if err := check(target); err != nil {
+		return err
+	}
+	var failure error
+	walkNodes(n, func(x *pg_query.Node) bool {
+		if failure == nil {
+			failure = check(x.GetRangeVar())
+		}
+		return failure == nil
+	})
+	return failure
 }
 
 // mergeSourceAlias is the name under which the source is visible ("" for
