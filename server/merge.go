@@ -213,8 +213,14 @@ func (b *binder) LookupMergeTarget(schemaName, name string, insert, update, dele
 	if delete {
 		want |= acl.Delete
 	}
+	// PostgreSQL's transformMergeStmt: no position.
+	notTable := pgerr.New(pgerr.FeatureNotSupported, "cannot execute MERGE on relation \"%s\"", name)
+	notTable.NoPosition = true
+	if b.s.isView(b.ctx, schemaName, name) {
+		return nil, notTable.WithDetail("This operation is not supported for views.")
+	}
 	return b.lookupTarget(schemaName, name, want, func(seq bool) error {
-		e := pgerr.New(pgerr.FeatureNotSupported, "cannot execute MERGE on relation \"%s\"", name)
+		e := notTable
 		if seq {
 			return e.WithDetail("This operation is not supported for sequences.")
 		}

@@ -129,6 +129,9 @@ var mergeClauseCases = []mergeCase{
 	{"MERGE INTO nosuch t USING ms s ON t.id = s.id WHEN MATCHED THEN DELETE", `ERROR 42P01 relation "nosuch" does not exist`},
 	{"WITH RECURSIVE r AS (SELECT 1) MERGE INTO mt USING r ON true WHEN MATCHED THEN DELETE", "ERROR 42601 WITH RECURSIVE is not supported for MERGE statement"},
 	{mergeAll, "SELECT 5: 1 x! 2.50; 2 y! <nil>; 3 c 3.50; 4 z! <nil>; <nil> <nil> <nil>"},
+	{"MERGE INTO mt t USING ms s ON t.id = s.id WHEN MATCHED AND 1 THEN DELETE", "ERROR 42804 argument of WHEN must be type boolean, not type integer"},
+	{"CREATE VIEW mv AS SELECT * FROM mt", "CREATE VIEW"},
+	{"MERGE INTO mv t USING ms s ON t.id = s.id WHEN MATCHED THEN DELETE", `ERROR 0A000 cannot execute MERGE on relation "mv"`},
 	// In a transaction: its own rows, then rolled back; then
 	// committed.
 	{"BEGIN", "BEGIN"},

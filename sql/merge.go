@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -122,6 +123,9 @@ func TranslateMerge(st *Statement, cat Catalog, declaredParams []uint32, describ
 			c.action, wantDelete = MergeDelete, true
 		default:
 			c.action = MergeDoNothing
+		}
+		if err := mergeConditionType(mw.Condition); err != nil {
+			return nil, err
 		}
 		kind := 1
 		if c.matched {
@@ -467,6 +471,30 @@ func mergeCatalogNames(n *pg_query.Node, target *pg_query.RangeVar, cat Catalog)
 		return failure == nil
 	})
 	return failure
+}
+
+// mergeConditionType refuses a WHEN condition that is a number constant
+// (PostgreSQL's coerce_to_boolean; the translation leaves a condition's
+// type to the engine, which takes a number for a truth value).
+func mergeConditionType(n *pg_query.Node) error {
+	c := n.GetAConst()
+	if c == nil || c.Isnull {
+		return nil
+	}
+	t := ""
+	switch {
+	case c.GetIval() != nil:
+		t = "integer"
+	case c.GetFval() != nil:
+		t = "numeric"
+		if _, err := strconv.ParseInt(c.GetFval().Fval, 10, 64); err == nil {
+			t = "bigint"
+		}
+	}
+	if t == "" {
+		return nil
+	}
+	return withLocation(pgerr.New(pgerr.DatatypeMismatch, "argument of WHEN must be type boolean, not type %s", t), c.Location)
 }
 
 // mergeSourceAlias is the name under which the source is visible ("" for
