@@ -183,7 +183,17 @@ values
 		{"MERGE INTO dim d USING (VALUES (NULL::text, 1)) s(k, v) ON d.key = s.k WHEN NOT MATCHED THEN INSERT (val) VALUES (s.v)",
 			`ERROR 23502 null value in column "key" of relation "dim" violates not-null constraint`},
 	})
-	// Parameters (the extended protocol: pgx prepares the statement).
+	// Parameters (the extended protocol: pgx prepares the statement),
+	// typed as PostgreSQL types them (an assigned $n takes its column's
+	// type, one in a condition boolean's operand's).
+	sd, err := c.Prepare(ctx, "m", "MERGE INTO dim d USING (VALUES ($1::text)) s(k) ON d.key = s.k "+
+		"WHEN MATCHED AND d.val > $2 THEN UPDATE SET val = $3, updated_at = $4 WHEN NOT MATCHED THEN INSERT (key, sk) VALUES ($5, $6)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(sd.ParamOIDs); got != "[25 1700 1700 1082 25 23]" {
+		t.Errorf("parameter types %s, want [25 1700 1700 1082 25 23]", got)
+	}
 	tag, err := c.Exec(ctx, "MERGE INTO dim d USING (VALUES ($1::text, $2::numeric)) s(k, v) ON d.key = s.k "+
 		"WHEN MATCHED THEN UPDATE SET val = $3 WHEN NOT MATCHED THEN INSERT (key, val) VALUES (s.k, s.v)", "e", "7.5", "8.25")
 	if err != nil || tag.String() != "MERGE 1" {
