@@ -22,10 +22,10 @@ import (
 // TestDMLMatchesPostgres's generator (INSERT, UPDATE, DELETE,
 // transactions, TRUNCATE) against bsdb-pg and the reference PostgreSQL,
 // comparing each statement's tag or SQLSTATE and the table after it.
-// BSDB_MERGE_STEPS sets the steps per seed (default 300); BSDB_MERGE_SEED
+// BSDB_MERGE_STEPS sets the steps per seed (default 150); BSDB_MERGE_SEED
 // adds a seed.
 func TestMergeMatchesPostgres(t *testing.T) {
-	steps := 300
+	steps := 150
 	if v, err := strconv.Atoi(os.Getenv("BSDB_MERGE_STEPS")); err == nil && v > 0 {
 		steps = v
 	}
