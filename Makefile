@@ -105,6 +105,14 @@ bench-compare: build
 bench-smoke: build
 	$(GO) run ./bench -smoke -server $(BIN) -out ''
 
+# Figure 7 alone (issue 21): bulk DELETE, UPDATE by key c1/c64 and scans
+# before and after deletes, on a DML_ROWS-row table (10M: ~10 min here).
+# Prints the table; profiles of bsdb-pg go to bench/profiles/.
+DML_ROWS ?= 10000000
+.PHONY: bench-dml
+bench-dml: build
+	$(GO) run ./bench -only dml -dml-rows $(DML_ROWS) -server $(BIN) -out '' -profile bench/profiles
+
 # Long crash verification: sustained SIGKILL + linearizable reads for SOAK
 # (default 10m) against bin/bsdb-pg; totals printed, full log path printed.
 SOAK ?= 10m

@@ -215,6 +215,8 @@ func TestSmoke(t *testing.T) {
 	cfg.QueryReps = 1
 	cfg.FreshProbes = 10
 	cfg.RestartWALMB = 1
+	cfg.DMLRows = 5000
+	cfg.UpdateConns = []int{1, 4}
 	cfg.ServerBin = testserver.Build(t)
 	cfg.WorkDir = t.TempDir()
 	cfg.ProfileDir = ""
@@ -239,6 +241,13 @@ func TestSmoke(t *testing.T) {
 		"5-peak-rss-copy":         {sysBSDB},
 		"6-restart":               {sysBSDB},
 		"6-replay-rate":           {sysBSDB},
+		"7-scan-before":           {sysBSDB, sysPG},
+		"7-delete-1pct":           {sysBSDB, sysPG},
+		"7-scan-after-delete":     {sysBSDB, sysPG},
+		"7-scan-delete-slowdown":  {sysBSDB, sysPG},
+		"7-update-c1-tps":         {sysBSDB, sysPG},
+		"7-update-c4-p99":         {sysBSDB, sysPG},
+		"7-scan-after-updates":    {sysBSDB, sysPG},
 	}
 	for name, systems := range want {
 		f, ok := res.figs[name]

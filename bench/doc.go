@@ -7,14 +7,16 @@
 //
 //	make bench-compare   # full run, < 20 min on 2 cores; writes bench/RESULTS.md and bench/profiles/
 //	make bench-smoke     # ~1 minute, tiny sizes: the harness works end to end
+//	make bench-dml       # figure 7 alone, DML_ROWS rows (default 10M, ~8 min)
 //	go run -tags duckdb_arrow ./bench -h
 //
 // Flags: -server (the bsdb-pg binary, default bin/bsdb-pg), -out (Markdown
 // table), -workdir (data of every system; default a temp dir removed at the
 // end; it must be on the disk you want to measure), -profile DIR (CPU and
 // allocation profiles of bsdb-pg, through its BSDB_PPROF listener),
-// -seed, -copy-rows, -runs, -insert-duration, -restart-wal-mb, -smoke,
-// -only (restart: figure 6 alone; copy: figures 1 and 5 alone).
+// -seed, -copy-rows, -runs, -insert-duration, -restart-wal-mb, -dml-rows,
+// -smoke, -only (restart: figure 6 alone; copy: figures 1 and 5 alone;
+// dml: figure 7 alone).
 // `go test ./bench` runs TestSmoke: a smaller smoke run that checks every
 // figure produced a number and the freshness check held; it asserts no
 // timings. PostgreSQL is found as internal/pgref finds it (BSDB_PG_BIN,
@@ -95,6 +97,15 @@
 //     holds -restart-wal-mb MB (1024 in the full run), is SIGKILLed and
 //     started again; seconds from exec to the first count(*) returning every
 //     acknowledged row, and WAL MB / those seconds. Target >= 200 MB/s.
+//   - 7-*: UPDATE and DELETE (issue 21), on a table of -dml-rows rows
+//     (bsdb-pg of its own, fresh PostgreSQL; dml.go has the details):
+//     7-delete-1pct (seconds per DELETE of 1% of the rows by an id range;
+//     target >= 5x PostgreSQL), 7-scan-before / 7-scan-after-delete /
+//     7-scan-after-updates (SELECT sum(v), count(*)), 7-scan-delete-slowdown
+//     (after/before; target <= 1.3 on bsdb-pg), 7-update-cN-{tps,p50,p99,40001}
+//     (UPDATE ... SET v = v + 1 WHERE id = $1, random ids, N = 1 and 64
+//     connections for -insert-duration; target c64 >= PostgreSQL). Both
+//     sides get the primary key (PostgreSQL's index; recorded by bsdb-pg).
 //
 // # Output
 //

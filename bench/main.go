@@ -28,6 +28,8 @@ type Config struct {
 	QueryReps    int // timed repetitions per query and system
 	FreshProbes  int
 	RestartWALMB int    // figure 6; 0 skips it
+	DMLRows      int64  // figure 7's table; 0 skips figure 7
+	UpdateConns  []int  // figure 7's UPDATE connection counts
 	Only         string // "restart": figure 6 alone; "copy": figures 1 and 5 alone; "" = every figure
 	WorkDir      string
 	ServerBin    string
@@ -40,14 +42,14 @@ type Config struct {
 func Full() Config {
 	return Config{Seed: 1, CopyRows: []int64{1_000_000, 10_000_000}, InsertConns: []int{1, 8, 64},
 		InsertDur: 15 * time.Second, FsyncDur: 3 * time.Second, Runs: 2, QueryReps: 5, FreshProbes: 200,
-		RestartWALMB: 1024, StartTimeout: 10 * time.Minute}
+		RestartWALMB: 1024, DMLRows: 10_000_000, UpdateConns: []int{1, 64}, StartTimeout: 10 * time.Minute}
 }
 
 // Smoke checks the harness end to end in about a minute (`make bench-smoke`).
 func Smoke() Config {
 	return Config{Seed: 1, CopyRows: []int64{2_000, 5_000}, InsertConns: []int{1, 8, 64},
 		InsertDur: 2 * time.Second, FsyncDur: time.Second, Runs: 2, QueryReps: 2, FreshProbes: 20,
-		RestartWALMB: 2, StartTimeout: 2 * time.Minute}
+		RestartWALMB: 2, DMLRows: 20_000, UpdateConns: []int{1, 64}, StartTimeout: 2 * time.Minute}
 }
 
 func (c *Config) path(name string) string { return filepath.Join(c.WorkDir, name) }
@@ -69,7 +71,8 @@ func main() {
 	copyRows := flag.String("copy-rows", "", "figure 1 sizes, comma-separated (default 1000000,10000000)")
 	runs := flag.Int("runs", 0, "alternating runs per system (default 2)")
 	insertDur := flag.Duration("insert-duration", 0, "figure 2 duration per connection count (default 15s)")
-	only := flag.String("only", "", `"restart": figure 6 alone (profiling WAL replay); "copy": figures 1 and 5; "analytics": figure 3 against DuckDB only (no PostgreSQL); "insert": figures 2 and 4`)
+	only := flag.String("only", "", `"restart": figure 6 alone (profiling WAL replay); "copy": figures 1 and 5; "analytics": figure 3 against DuckDB only (no PostgreSQL); "insert": figures 2 and 4; "dml": figure 7 (UPDATE and DELETE)`)
+	dmlRows := flag.Int64("dml-rows", -1, "figure 7: rows of the UPDATE/DELETE table (default 10000000, smoke 20000; 0 skips)")
 	flag.Parse()
 
 	cfg := Full()
@@ -77,13 +80,16 @@ func main() {
 		cfg = Smoke()
 	}
 	cfg.Seed, cfg.ServerBin, cfg.ProfileDir, cfg.Out = *seed, *bin, *prof, os.Stdout
-	if *only != "" && *only != "restart" && *only != "copy" && *only != "analytics" && *only != "insert" {
+	if *only != "" && *only != "restart" && *only != "copy" && *only != "analytics" && *only != "insert" && *only != "dml" {
 		fmt.Fprintf(os.Stderr, "bench: -only: unknown figure set %q\n", *only)
 		os.Exit(2)
 	}
 	cfg.Only = *only
 	if *walMB >= 0 {
 		cfg.RestartWALMB = *walMB
+	}
+	if *dmlRows >= 0 {
+		cfg.DMLRows = *dmlRows
 	}
 	if *copyRows != "" {
 		cfg.CopyRows = nil
@@ -157,9 +163,9 @@ func header(cfg *Config) string {
 		}
 	}
 	host, _ := os.Hostname()
-	return fmt.Sprintf("Benchmark of %s, commit %s, on %s: %d cores, %d MB RAM, %s/%s. Sizes: COPY %v rows, INSERT %v for %v, %d alternating runs per system (medians), %d query repetitions. Ratios are bsdb-pg's speedups (> 1: bsdb-pg better). Command: `%s`.",
+	return fmt.Sprintf("Benchmark of %s, commit %s, on %s: %d cores, %d MB RAM, %s/%s. Sizes: COPY %v rows, INSERT %v for %v, DML table %d rows, UPDATE %v for %v, %d alternating runs per system (medians), %d query repetitions. Ratios are bsdb-pg's speedups (> 1: bsdb-pg better). Command: `%s`.",
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), commit, host, runtime.NumCPU(), memTotalMB(), runtime.GOOS, runtime.GOARCH,
-		cfg.CopyRows, cfg.InsertConns, cfg.InsertDur, cfg.Runs, cfg.QueryReps, strings.Join(os.Args, " "))
+		cfg.CopyRows, cfg.InsertConns, cfg.InsertDur, cfg.DMLRows, cfg.UpdateConns, cfg.InsertDur, cfg.Runs, cfg.QueryReps, strings.Join(os.Args, " "))
 }
 
 func httpToFile(ctx context.Context, url, path string) error {

@@ -43,6 +43,9 @@ func Run(ctx context.Context, cfg *Config) (*Results, error) {
 	if cfg.Only == "restart" {
 		return res, restartFigure(ctx, cfg, res, g)
 	}
+	if cfg.Only == "dml" {
+		return res, dmlFigure(ctx, cfg, res, g)
+	}
 	// The disk's physical limit for a durable commit.
 	fs := res.Define(Figure{Name: "2-fdatasync", Unit: "syncs/s", HigherBetter: true})
 	rate, err := fdatasyncRate(cfg.WorkDir, cfg.FsyncDur)
@@ -211,6 +214,12 @@ func Run(ctx context.Context, cfg *Config) (*Results, error) {
 	// (6) restart with unflushed WAL.
 	if err := restartFigure(ctx, cfg, res, g); err != nil {
 		return res, err
+	}
+	// (7) UPDATE and DELETE.
+	if cfg.DMLRows > 0 {
+		if err := dmlFigure(ctx, cfg, res, g); err != nil {
+			return res, err
+		}
 	}
 	return res, nil
 }

@@ -110,12 +110,6 @@ var describeCases = []describeCase{
 var describeKnownGaps = map[string]string{
 	`SELECT $1::regtype[]`: "regtype[] is not a type the engine has (0A000)",
 	`SELECT proname, proargtypes::regtype[] FROM pg_proc WHERE proname = $1`: "x::regtype[] is the types' names as text[] (1009), not regtype[] (2211)",
-	`UPDATE dt SET s = $1 WHERE id = $2 RETURNING id, s`:                     "UPDATE does not run yet: Bind refuses it with 0A000 (the statement's Describe matches)",
-	`UPDATE dt SET n = $1, d = $2, ts = $3 WHERE id = $4`:                    "UPDATE does not run yet: Bind refuses it with 0A000 (the statement's Describe matches)",
-	`UPDATE dt SET i = i + $1 WHERE s = ANY($2)`:                             "UPDATE does not run yet: Bind refuses it with 0A000 (the statement's Describe matches)",
-	`DELETE FROM dt WHERE id = $1 RETURNING *`:                               "DELETE does not run yet: Bind refuses it with 0A000 (the statement's Describe matches)",
-	`DELETE FROM dt WHERE s = $1 AND d < $2`:                                 "DELETE does not run yet: Bind refuses it with 0A000 (the statement's Describe matches)",
-	`DELETE FROM dt WHERE id IN (SELECT k FROM dt2 WHERE label = $1)`:        "DELETE does not run yet: Bind refuses it with 0A000 (the statement's Describe matches)",
 	`SELECT $1 IS NULL`: "a parameter no context types is text, where PostgreSQL fails 42P18 (sql/params.go)",
 	`SELECT id FROM dt WHERE id = $1 AND nosuch = $2`: "an unknown column in WHERE is found when the statement runs, not at Parse",
 }

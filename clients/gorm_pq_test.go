@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/lib/pq"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
@@ -91,9 +90,7 @@ func (gormItem) TableName() string { return "gorm_items" }
 // the table, then again over it: Migrator().ColumnTypes reads
 // information_schema, constraint_column_usage too), Create (INSERT ...
 // RETURNING in the extended protocol), First/Find with conditions,
-// transactions. Keys are explicit (autoIncrement needs sequences, another
-// issue's). Save/Delete need UPDATE/DELETE (not supported yet): their
-// statements are only described.
+// transactions, Save (UPDATE of every column), Updates, Delete.
 func TestGORM(t *testing.T) {
 	s := startLoggingServer(t)
 	db, err := gorm.Open(postgres.Open(s.url("postgres")), &gorm.Config{Logger: logger.Discard})
@@ -143,12 +140,26 @@ func TestGORM(t *testing.T) {
 	if !db.Migrator().HasTable(&gormItem{}) {
 		t.Errorf("HasTable: false")
 	}
-	// Save and Delete are UPDATE and DELETE: refused with 0A000 (not
-	// supported yet), after a Describe with PostgreSQL's parameter types.
-	err = db.Delete(&gormItem{}, 1).Error
-	var pe *pgconn.PgError
-	if !errors.As(err, &pe) || pe.Code != "0A000" {
-		t.Errorf("Delete: %v (want 0A000 until DELETE is supported)", err)
+	// Save, Updates and Delete: UPDATE and DELETE with parameters.
+	first.Name, first.Price = "b2", 20
+	if err := db.Save(&first).Error; err != nil {
+		t.Errorf("Save: %v", err)
+	}
+	if err := db.Model(&gormItem{}).Where("id = ?", 3).Updates(map[string]any{"price": 30.5}).Error; err != nil {
+		t.Errorf("Updates: %v", err)
+	}
+	if res := db.Delete(&gormItem{}, 1); res.Error != nil || res.RowsAffected != 1 {
+		t.Errorf("Delete: %v, %d rows", res.Error, res.RowsAffected)
+	}
+	err = db.Transaction(func(tx *gorm.DB) error {
+		if err := tx.Model(&gormItem{}).Where("id = ?", 2).Update("name", "rolled back").Error; err != nil {
+			return err
+		}
+		return errors.New("roll back")
+	})
+	var all []gormItem
+	if err := db.Order("id").Find(&all).Error; err != nil || fmt.Sprint(all) != "[{2 b2 20} {3 c 30.5}]" {
+		t.Errorf("after Save/Updates/Delete: %v %v", all, err)
 	}
 	checkServerErrors(t, s)
 }

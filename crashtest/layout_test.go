@@ -2,6 +2,8 @@ package crashtest
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -9,7 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	ice "github.com/apache/iceberg-go"
+	iceio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
 	"github.com/bsdb/bsdb-pg/storage/manifest"
 )
@@ -64,9 +69,13 @@ func checkManifestChain(t testing.TB, ms []*manifest.Manifest) {
 	}
 }
 
+// manifestFiles: the base names of m's data files and delete files.
 func manifestFiles(m *manifest.Manifest) []string {
 	var out []string
 	for _, f := range m.Files {
+		out = append(out, filepath.Base(f.Path))
+	}
+	for _, f := range m.Deletes {
 		out = append(out, filepath.Base(f.Path))
 	}
 	sort.Strings(out)
@@ -74,7 +83,7 @@ func manifestFiles(m *manifest.Manifest) []string {
 }
 
 // icebergFiles reads version-hint.text, the metadata it names, and the data
-// files of its current snapshot (base names, sorted).
+// and delete files of its current snapshot (base names, sorted).
 func icebergFiles(t testing.TB, dir string) (k int, files []string) {
 	t.Helper()
 	hint, err := os.ReadFile(filepath.Join(dir, "metadata", "version-hint.text"))
@@ -102,9 +111,6 @@ func icebergFiles(t testing.TB, dir string) (k int, files []string) {
 		t.Fatalf("read manifest list %s: %v", snap.ManifestList, err)
 	}
 	for _, mf := range mfs {
-		if mf.ManifestContent() != ice.ManifestContentData {
-			continue
-		}
 		ents, err := ice.ReadManifest(mf, bytes.NewReader(readURI(t, mf.FilePath())), true)
 		if err != nil {
 			t.Fatalf("read manifest %s: %v", mf.FilePath(), err)
@@ -171,4 +177,74 @@ func checkQuiescentLayout(t testing.TB, dataDir string) (orphans []string) {
 		t.Errorf("after a clean shutdown (everything committed) %d WAL segments remain: %v", len(segs), segs)
 	}
 	return orphans
+}
+
+// icebergRows reads table ct as an Iceberg reader does: iceberg-go opens
+// the metadata version-hint.text names and scans its current snapshot,
+// applying its position delete files.
+func icebergRows(ctx context.Context, t testing.TB, dataDir string) map[int64][]mrow {
+	t.Helper()
+	dir := tableDir(dataDir)
+	hint, err := os.ReadFile(filepath.Join(dir, "metadata", "version-hint.text"))
+	if err != nil {
+		t.Fatalf("read version-hint: %v", err)
+	}
+	loc := "file://" + filepath.Join(dir, "metadata", "v"+strings.TrimSpace(string(hint))+".metadata.json")
+	tbl, err := table.NewFromLocation(ctx, table.Identifier{"postgres", tableName}, loc, iceio.LoadFSFunc(nil, loc), nil)
+	if err != nil {
+		t.Fatalf("iceberg-go: open %s: %v", loc, err)
+	}
+	out := map[int64][]mrow{}
+	if tbl.Metadata().CurrentSnapshot() == nil {
+		return out
+	}
+	at, err := tbl.Scan().ToArrowTable(ctx)
+	if err != nil {
+		t.Fatalf("iceberg-go: scan %s: %v", loc, err)
+	}
+	defer at.Release()
+	col := func(name string) []arrow.Array {
+		idx := at.Schema().FieldIndices(name)
+		if len(idx) != 1 {
+			t.Fatalf("iceberg-go scan: no column %s in %v", name, at.Schema())
+		}
+		return at.Column(idx[0]).Data().Chunks()
+	}
+	ids, ws, ps := col("id"), col("w"), col("payload")
+	for k := range ids {
+		id, w := ids[k].(*array.Int64), ws[k].(*array.Int32)
+		for i := 0; i < id.Len(); i++ {
+			var p string
+			switch pc := ps[k].(type) {
+			case *array.String:
+				p = pc.Value(i)
+			case *array.LargeString:
+				p = pc.Value(i)
+			default:
+				t.Fatalf("iceberg-go scan: payload is %T", ps[k])
+			}
+			out[id.Value(i)] = append(out[id.Value(i)], mrow{w.Value(i), p})
+		}
+	}
+	return out
+}
+
+// sameRows compares two reads of ct; it returns the first few differences.
+func sameRows(a, b map[int64][]mrow) []string {
+	var diff []string
+	for id, va := range a {
+		if vb := b[id]; fmt.Sprint(va) != fmt.Sprint(vb) {
+			diff = append(diff, fmt.Sprintf("id %d: %v vs %v", id, va, vb))
+		}
+	}
+	for id, vb := range b {
+		if _, ok := a[id]; !ok {
+			diff = append(diff, fmt.Sprintf("id %d: absent vs %v", id, vb))
+		}
+	}
+	sort.Strings(diff)
+	if len(diff) > 10 {
+		diff = append(diff[:10], fmt.Sprintf("... %d more", len(diff)-10))
+	}
+	return diff
 }

@@ -75,6 +75,7 @@ const (
 	DatatypeMismatch             = "42804"
 	CannotCoerce                 = "42846"
 	GroupingError                = "42803"
+	WindowingError               = "42P20"
 	InvalidColumnReference       = "42P10"
 	InvalidRecursion             = "42P19"
 	UndefinedDatabase            = "3D000"

@@ -500,7 +500,7 @@ func (t *Table) bindMode(ctx context.Context, extraAll []txn.Batch, columns, tar
 	files, err := t.eng.localFiles(ctx, t, snap.Manifest)
 	var dv *deleteView
 	if err == nil {
-		dv, err = t.ensureDeletes(ctx, snap, ownDels)
+		dv, err = t.ensureDeletes(ctx, snap, ownDels, presentBatches(snap.Batches, extra))
 	}
 	if err == nil && columns {
 		err = t.ensureMirrored(ctx, snap.Batches)
@@ -556,6 +556,7 @@ func (t *Table) bindMode(ctx context.Context, extraAll []txn.Batch, columns, tar
 	for _, b := range extra {
 		rows += b.Rec.NumRows()
 	}
+	rows -= dv.bufRows
 	const noCols = "SELECT 1 AS __bsdb_row"
 	none := fmt.Sprintf("%s FROM range(%d)", noCols, rows)
 	if len(parquet) > 0 {
@@ -578,7 +579,7 @@ func (t *Table) bindMode(ctx context.Context, extraAll []txn.Batch, columns, tar
 		for _, f := range snap.Manifest.Files {
 			b.Rows += f.Rows
 		}
-		b.Rows -= dv.rows
+		b.Rows -= dv.rows - dv.bufRows
 	}
 	var once sync.Once
 	b.release = func() {
@@ -649,7 +650,7 @@ func (t *Table) relation(files, cached string, dirtyLocal, dirtyRel []string, dv
 		parts = append(parts, t.deletedScan(t.columnList(), dirtyLocal, dirtyRel, dv))
 	}
 	if len(ids) > 0 {
-		parts = append(parts, fmt.Sprintf("SELECT %s FROM %s WHERE %s", mcols, t.mirror, batchPredicate(ids)))
+		parts = append(parts, t.mirrorScan(mcols, ids, dv))
 	}
 	if len(parts) == 0 {
 		// Empty table: typed, zero rows.
@@ -670,7 +671,7 @@ func (t *Table) targetRelation(local, rel []string, dv *deleteView, batches, ext
 	}
 	mcols := t.mirrorColumns() + fmt.Sprintf(", -CAST(%s AS BIGINT) AS __bsdb_rid_f, CAST(%s AS BIGINT) AS __bsdb_rid_p", batchColumn, indexColumn)
 	if len(ids) > 0 {
-		parts = append(parts, fmt.Sprintf("SELECT %s FROM %s WHERE %s", mcols, t.mirror, batchPredicate(ids)))
+		parts = append(parts, t.mirrorScan(mcols, ids, dv))
 	}
 	if len(parts) == 0 {
 		parts = append(parts, fmt.Sprintf("SELECT %s FROM %s WHERE false", mcols, t.mirror))

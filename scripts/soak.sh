@@ -1,7 +1,8 @@
 #!/bin/sh
-# soak.sh DURATION — run the sustained-SIGKILL loop and the linearizability
-# checker of crashtest/ against the real bsdb-pg binary, each for half of
-# DURATION (a Go duration: 10m, 1h), and print their totals.
+# soak.sh DURATION — run the sustained-SIGKILL loops and the linearizability
+# checkers of crashtest/ against the real bsdb-pg binary (insert-only and
+# with UPDATE/DELETE), each for a quarter of DURATION (a Go duration: 10m,
+# 1h), and print their totals.
 #
 #   scripts/soak.sh 10m        (or: make soak SOAK=10m)
 #
@@ -15,8 +16,9 @@ if [ $# -ne 1 ]; then
 fi
 cd "$(dirname "$0")/.."
 export GOFLAGS="-tags=duckdb_arrow"
-half=$(go run ./crashtest/halfdur "$1" 2>/dev/null || true)
-if [ -z "$half" ]; then
+each=$(go run ./crashtest/halfdur "$1" 2>/dev/null || true)
+[ -n "$each" ] && each=$(go run ./crashtest/halfdur "$each" 2>/dev/null || true)
+if [ -z "$each" ]; then
 	echo "soak: bad duration $1" >&2
 	exit 2
 fi
@@ -26,10 +28,10 @@ if [ -z "$bin" ]; then
 	bin=$(mktemp -d)/bsdb-pg
 	go build -o "$bin" ./cmd/bsdb-pg
 fi
-echo "soak: $1 total ($half each for SIGKILL rounds and linearizable reads), binary $bin, log $log"
+echo "soak: $1 total ($each each for SIGKILL rounds and linearizable reads, with and without UPDATE/DELETE), binary $bin, log $log"
 status=0
 BSDB_TEST_BINARY=$bin go test -count=1 -p 1 -timeout 0 -v \
-	-run '^(TestSustainedSIGKILL|TestLinearizableReads)$' ./crashtest -soak "$half" >"$log" 2>&1 || status=$?
+	-run '^(TestSustainedSIGKILL|TestLinearizableReads|TestModifySIGKILL|TestLinearizableModify)$' ./crashtest -soak "$each" >"$log" 2>&1 || status=$?
 grep -h 'SUMMARY\|violation\|lost\b' "$log" | grep -v '^=== ' | sed 's/^ *//' | grep 'SUMMARY' || true
 grep -E '^(--- |ok|FAIL)' "$log" || true
 exit $status

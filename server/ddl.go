@@ -151,24 +151,9 @@ func (s *session) planTruncate(ctx context.Context, st *bsql.Statement) (plan, e
 	if ts == nil {
 		return nil, st.Unsupported()
 	}
-	if err := s.ddlAllowed("TRUNCATE"); err != nil {
-		return nil, err
-	}
+	// In a transaction the truncation waits for its commit (savepoint.go).
 	return tagOnly("TRUNCATE TABLE", func(ctx context.Context) error {
-		for _, r := range ts.Relations {
-			rv := r.GetRangeVar()
-			if rv == nil {
-				continue
-			}
-			t, err := s.accessTable(ctx, rv.Schemaname, rv.Relname, acl.Truncate)
-			if err != nil {
-				return err
-			}
-			if err := t.T.Truncate(ctx); err != nil {
-				return err
-			}
-		}
-		return nil
+		return s.truncateTables(ctx, ts)
 	}), nil
 }
 

@@ -66,12 +66,13 @@ func TestDMLMatchesPostgres(t *testing.T) {
 }
 
 type dmlDiff struct {
-	t         *testing.T
-	ours, ref *pgx.Conn
-	rng       *rand.Rand
-	nextID    int
-	inTx      bool
-	log       []string
+	t          *testing.T
+	ours, ref  *pgx.Conn
+	rng        *rand.Rand
+	nextID     int
+	inTx       bool
+	savepoints int // defined in the block, s0..s{n-1}
+	log        []string
 }
 
 func (d *dmlDiff) pick(xs ...string) string { return xs[d.rng.IntN(len(xs))] }
@@ -135,7 +136,19 @@ func (d *dmlDiff) step(i int) {
 	case r < 18:
 		switch {
 		case !d.inTx:
-			q, d.inTx = "BEGIN", true
+			q, d.inTx, d.savepoints = "BEGIN", true, 0
+		case d.rng.IntN(2) == 0:
+			q = fmt.Sprintf("SAVEPOINT s%d", d.savepoints)
+			d.savepoints++
+		case d.savepoints > 0 && d.rng.IntN(2) == 0:
+			sp := d.rng.IntN(d.savepoints)
+			if d.rng.IntN(3) == 0 {
+				q = fmt.Sprintf("RELEASE SAVEPOINT s%d", sp)
+				d.savepoints = sp
+			} else {
+				q = fmt.Sprintf("ROLLBACK TO SAVEPOINT s%d", sp)
+				d.savepoints = sp + 1
+			}
 		case d.rng.IntN(3) == 0:
 			q, d.inTx = "ROLLBACK", false
 		default:
@@ -143,11 +156,7 @@ func (d *dmlDiff) step(i int) {
 		}
 		returning = false
 	case r < 19:
-		if d.inTx {
-			q = "SELECT count(*) FROM t"
-		} else {
-			q = d.pick("TRUNCATE t", "SELECT count(*) FROM t")
-		}
+		q = d.pick("TRUNCATE t", "SELECT count(*) FROM t", "SELECT count(*) FROM t")
 		returning = false
 	default:
 		q = fmt.Sprintf("DELETE FROM t WHERE k = (SELECT min(k) FROM t) AND id %% 3 = %d", d.rng.IntN(3))
@@ -181,7 +190,13 @@ func (d *dmlDiff) both(q string, compare bool) {
 		d.fail(fmt.Sprintf("%s:\n bsdb-pg:    %s\n PostgreSQL: %s", q, a, b))
 	}
 	if aerr != "" && d.inTx {
-		// The block failed on both: end it.
+		// The block failed on both: back to a savepoint, or end it.
+		if d.savepoints > 0 && d.rng.IntN(2) == 0 {
+			sp := d.rng.IntN(d.savepoints)
+			d.both(fmt.Sprintf("ROLLBACK TO SAVEPOINT s%d", sp), false)
+			d.savepoints = sp + 1
+			return
+		}
 		d.both("ROLLBACK", false)
 		d.inTx = false
 	}
@@ -199,6 +214,10 @@ func (d *dmlDiff) compareTable(step int) {
 
 func (d *dmlDiff) fail(msg string) {
 	d.t.Helper()
+	if f := os.Getenv("BSDB_DML_LOG"); f != "" {
+		// Every statement, to replay by hand.
+		_ = os.WriteFile(f, []byte(strings.Join(d.log, ";\n")+";\n"), 0o644)
+	}
 	start := max(0, len(d.log)-15)
 	d.t.Fatalf("%s\nlast statements:\n  %s", msg, strings.Join(d.log[start:], "\n  "))
 }
@@ -219,7 +238,11 @@ func runCapture(c *pgx.Conn, q string) (string, string) {
 			rows.Close()
 			return "", errCode(err)
 		}
-		out = append(out, fmt.Sprint(vals...))
+		cells := make([]string, len(vals))
+		for i, v := range vals {
+			cells[i] = fmt.Sprint(v)
+		}
+		out = append(out, strings.Join(cells, "|"))
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -30,10 +29,6 @@ type mergePlan struct {
 	st        *bsql.Statement
 	args      []any
 	paramOIDs []uint32
-	// flushed: the table's buffered rows were committed before a run
-	// that takes sequence values (a run that then needed a flush would
-	// take them twice).
-	flushed bool
 }
 
 func (s *session) planMerge(st *bsql.Statement, params []any, paramOIDs []uint32) (plan, error) {
@@ -45,23 +40,12 @@ func (p *mergePlan) Columns() []pgwire.Column { return nil }
 func (p *mergePlan) Close() {}
 
 func (p *mergePlan) execute(ctx context.Context, maxRows int, w pgwire.ResultWriter) (bool, error) {
-	for attempt := 0; ; attempt++ {
-		res, err := p.run(ctx)
-		if errors.Is(err, errNeedFlush) && attempt < 4 {
-			if ferr := res.t.T.Flush(ctx); ferr != nil {
-				return false, ferr
-			}
-			continue
-		}
-		if errors.Is(err, errNeedFlush) {
-			return false, serializationFailure()
-		}
-		if err != nil {
-			return false, err
-		}
-		res.release()
-		return false, w.Complete(fmt.Sprintf("MERGE %d", res.count))
+	res, err := p.run(ctx)
+	if err != nil {
+		return false, err
 	}
+	res.release()
+	return false, w.Complete(fmt.Sprintf("MERGE %d", res.count))
 }
 
 // errMergeTwice is PostgreSQL's error for a target row joined to several
@@ -82,11 +66,6 @@ func (p *mergePlan) run(ctx context.Context) (*modifyResult, error) {
 	}
 	t, bd := b.target, b.targetBound
 	res := &modifyResult{t: t}
-	if m.Nextval && !p.flushed && len(bd.Snap.Batches) > 0 && m.Changes() {
-		p.flushed = true
-		b.release()
-		return res, errNeedFlush
-	}
 	own := map[uint64]bool{}
 	if s.tx != nil {
 		for _, sb := range s.tx.pendingBatches(t) {
@@ -97,7 +76,10 @@ func (p *mergePlan) run(ctx context.Context) (*modifyResult, error) {
 	}
 	fileDel := &txn.Deletes{}
 	ownDel := map[uint64][]int{}
-	needFlush := false
+	buffered := map[uint64]txn.Batch{} // the snapshot's buffered batches
+	for _, sb := range bd.Snap.Batches {
+		buffered[sb.ID] = sb
+	}
 	info := tableInfo(t)
 	var bb *batchBuilder
 	if m.Values {
@@ -160,11 +142,15 @@ func (p *mergePlan) run(ctx context.Context) (*modifyResult, error) {
 				case own[uint64(-f)]:
 					ownDel[uint64(-f)] = append(ownDel[uint64(-f)], int(pos))
 				default:
-					needFlush = true
+					sb, ok := buffered[uint64(-f)]
+					if !ok {
+						return fmt.Errorf("BUG: merge: row of batch %d, which the snapshot does not hold", -f)
+					}
+					fileDel.AddBuf(sb.TxID, sb.Ord, sb.ID, pos)
 				}
 			}
 			res.count++
-			if action == bsql.MergeDelete || needFlush {
+			if action == bsql.MergeDelete {
 				continue
 			}
 			if err := appendDuckRow(bb, info, vals[3:], conv); err != nil {
@@ -176,7 +162,7 @@ func (p *mergePlan) run(ctx context.Context) (*modifyResult, error) {
 	b.release()
 	var recs []arrow.RecordBatch
 	if bb != nil {
-		if scanErr != nil || needFlush {
+		if scanErr != nil {
 			bb.abort()
 		} else {
 			recs = bb.finish()
@@ -184,9 +170,6 @@ func (p *mergePlan) run(ctx context.Context) (*modifyResult, error) {
 	}
 	if scanErr != nil {
 		return nil, scanErr
-	}
-	if needFlush {
-		return res, errNeedFlush
 	}
 	res.owned = recs
 	if res.count == 0 {

@@ -20,7 +20,7 @@ import (
 // kind, conditions, sources that are tables, subqueries and VALUES, joins
 // that match a target row more than once) between the steps of
 // TestDMLMatchesPostgres's generator (INSERT, UPDATE, DELETE,
-// transactions, TRUNCATE) against bsdb-pg and the reference PostgreSQL,
+// transactions, savepoints, TRUNCATE) against bsdb-pg and the reference PostgreSQL,
 // comparing each statement's tag or SQLSTATE and the table after it.
 // BSDB_MERGE_STEPS sets the steps per seed (default 150); BSDB_MERGE_SEED
 // adds a seed.
@@ -107,6 +107,14 @@ func (m *mergeGen) both(q string) {
 		m.outcomes["MERGE n>0"]++
 	}
 	if aerr != "" && d.inTx {
+		// The block failed on both: back to a savepoint, or end it (as
+		// dmlDiff.both).
+		if d.savepoints > 0 && d.rng.IntN(2) == 0 {
+			sp := d.rng.IntN(d.savepoints)
+			d.both(fmt.Sprintf("ROLLBACK TO SAVEPOINT s%d", sp), false)
+			d.savepoints = sp + 1
+			return
+		}
 		d.both("ROLLBACK", false)
 		d.inTx = false
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/google/uuid"
 
 	"github.com/bsdb/bsdb-pg/acl"
 	"github.com/bsdb/bsdb-pg/pgerr"
@@ -24,15 +25,15 @@ import (
 // A statement translates to one query over its target bound with row
 // identities (planner.Table.BindTarget): the identity of each row to
 // change, and for UPDATE its new values. Committed rows are deleted by
-// position (a delete record in the WAL, then an Iceberg position delete
-// file); an UPDATE deletes the old version and inserts the new one in the
-// same transaction. Rows the transaction wrote itself are removed from its
-// staged batches. A row still in the table's buffer (acknowledged, not yet
-// in a data file) is first committed into one (a flush), so that every
-// delete names a data file position, which is stable for the life of the
-// file. A row that another transaction deleted after this statement read
-// it, or that an open transaction has claimed, fails the statement with
-// 40001 (PostgreSQL's REPEATABLE READ behaviour).
+// position in their data file, buffered ones (acknowledged, not yet in a
+// data file) by their batch's WAL transaction and index and the row's
+// index (a delete record in the WAL, which the commit turns into an
+// Iceberg position delete file); an UPDATE deletes the old version and
+// inserts the new one in the same transaction. Rows the transaction wrote
+// itself are removed from its staged batches. A row that another
+// transaction deleted after this statement read it, or that an open
+// transaction has claimed, fails the statement with 40001 (PostgreSQL's
+// REPEATABLE READ error).
 
 // serializationFailure is PostgreSQL's error for a concurrent update.
 func serializationFailure() error {
@@ -159,6 +160,10 @@ func (p *modifyPlan) run(ctx context.Context) (*modifyResult, error) {
 	fileDel := &txn.Deletes{}
 	ownDel := map[uint64][]int{} // own batch id -> row indexes
 	needFlush := false
+	buffered := map[uint64]txn.Batch{} // the snapshot's buffered batches
+	for _, sb := range bd.Snap.Batches {
+		buffered[sb.ID] = sb
+	}
 	withValues := !p.isDelete || p.ret != nil
 	var bb *batchBuilder
 	if withValues {
@@ -204,7 +209,11 @@ func (p *modifyPlan) run(ctx context.Context) (*modifyResult, error) {
 			case own[uint64(-f)]:
 				ownDel[uint64(-f)] = append(ownDel[uint64(-f)], int(pos))
 			default:
-				needFlush = true
+				sb, ok := buffered[uint64(-f)]
+				if !ok {
+					return fmt.Errorf("BUG: modify: row of batch %d, which the snapshot does not hold", -f)
+				}
+				fileDel.AddBuf(sb.TxID, sb.Ord, sb.ID, pos)
 			}
 			res.count++
 			if !withValues || needFlush {
@@ -304,8 +313,20 @@ func (p *modifyPlan) apply(ctx context.Context, res *modifyResult, fileDel *txn.
 	if !fileDel.Empty() {
 		w.dels = append(w.dels, planner.DeleteSet{ID: t.AllocDeleteID(), Del: fileDel})
 	}
-	if err := p.s.dropOwnRows(ctx, w, ownDel); err != nil {
-		return err
+	if len(ownDel) > 0 {
+		// Rows the transaction wrote: masked in its batches (a savepoint
+		// can bring them back), left out when it commits.
+		m := &txn.Deletes{}
+		k := int32(0)
+		for id, rows := range ownDel {
+			rs := make([]int64, len(rows))
+			for i, r := range rows {
+				rs[i] = int64(r)
+			}
+			m.AddBuf(uuid.Nil, k, id, rs...) // no WAL name yet: keyed by k
+			k++
+		}
+		w.masks = append(w.masks, planner.DeleteSet{ID: t.AllocDeleteID(), Del: m})
 	}
 	if len(newRows) > 0 {
 		ids, err := s.writeIDs(ctx, t, newRows, true)
@@ -316,41 +337,6 @@ func (p *modifyPlan) apply(ctx context.Context, res *modifyResult, fileDel *txn.
 			res.retRecs, res.retIDs = newRows, ids
 		}
 	}
-	return nil
-}
-
-// dropOwnRows removes rows from the transaction's staged batches of a
-// table: each changed batch is replaced by a copy without them.
-func (s *session) dropOwnRows(ctx context.Context, w *tableWrites, ownDel map[uint64][]int) error {
-	if len(ownDel) == 0 {
-		return nil
-	}
-	var old []uint64
-	out := w.recs[:0:0]
-	for _, sb := range w.recs {
-		rows, ok := ownDel[sb.id]
-		if !ok {
-			out = append(out, sb)
-			continue
-		}
-		old = append(old, sb.id)
-		kept, err := keepRows(sb.rec, rows)
-		sb.rec.Release()
-		if err != nil {
-			return err
-		}
-		if kept == nil {
-			continue
-		}
-		ids, err := w.t.Stage(ctx, []arrow.RecordBatch{kept})
-		if err != nil {
-			kept.Release()
-			return err
-		}
-		out = append(out, stagedBatch{id: ids[0], rec: kept})
-	}
-	w.recs = out
-	w.t.Unstage(old)
 	return nil
 }
 
@@ -467,7 +453,11 @@ func (b *binder) lookupTarget(schemaName, name string, want acl.Mode, notTable f
 		b.s.eng.ReadLock()
 		b.readLocked = true
 	}
-	bd, err := t.BindTarget(b.ctx, b.s.tx.pendingBatches(t))
+	bind := t.BindTarget
+	if b.s.tx.truncated(t) {
+		bind = t.BindTargetTruncated
+	}
+	bd, err := bind(b.ctx, b.s.tx.pendingBatches(t))
 	if err != nil {
 		return nil, err
 	}

@@ -207,7 +207,7 @@ func (s *session) planTyped(ctx context.Context, st *bsql.Statement, params []an
 	case bsql.KindMerge:
 		return s.planMerge(st, params, paramOIDs)
 	case bsql.KindSavepoint:
-		return nil, errUnsupported(st.Tag)
+		return s.planSavepoint(st) // savepoint.go
 	}
 	if p, ok, err := s.planSequence(ctx, st); ok {
 		return p, err

@@ -73,14 +73,14 @@ func (b *binder) SchemaExists(name string) bool {
 
 // LookupTable binds a table the statement reads: SELECT privilege.
 func (b *binder) LookupTable(schemaName, name string) (*bsql.TableInfo, error) {
-	return b.lookup(schemaName, name, (*planner.Table).Bind)
+	return b.lookup(schemaName, name, b.s.bindTable(true))
 }
 
 // LookupTableRows binds a table for a statement that reads none of its
 // columns (bsql.RowsCatalog): buffered rows are counted, not mirrored.
 // It still needs SELECT (count(*) reads the table).
 func (b *binder) LookupTableRows(schemaName, name string) (*bsql.TableInfo, error) {
-	return b.lookup(schemaName, name, (*planner.Table).BindRows)
+	return b.lookup(schemaName, name, b.s.bindTable(false))
 }
 
 // lookup resolves a name and binds a table of ours with bind, which the

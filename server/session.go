@@ -418,6 +418,10 @@ func (s *session) checkFailed(st *bsql.Statement) error {
 	switch st.Kind {
 	case bsql.KindRollback, bsql.KindCommit:
 		return nil
+	case bsql.KindSavepoint:
+		if isRollbackTo(st) {
+			return nil
+		}
 	}
 	return pgerr.New(pgerr.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 }

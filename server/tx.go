@@ -19,15 +19,25 @@ type txState struct {
 	failed   bool
 	implicit bool
 	writes   []*tableWrites // in first-write order
+	// savepoints of the block, innermost last (savepoint.go).
+	savepoints []savepoint
 }
 
 // tableWrites are the staged batches of one table in a transaction.
 type tableWrites struct {
 	t    *planner.Table
 	recs []stagedBatch
-	// dels: the committed rows the transaction deletes (claimed in the
-	// table; each statement's set mirrored under its id), in order.
+	// dels: the committed or buffered rows of other transactions that
+	// this one deletes (claimed in the table; each statement's set
+	// mirrored under its id), in order.
 	dels []planner.DeleteSet
+	// masks: rows of this transaction's own staged batches it deleted
+	// (Bufs with the batches' ids; mirrored like dels), applied at commit.
+	masks []planner.DeleteSet
+	// truncated: the transaction truncated the table after staging
+	// recs[:truncAt], which it no longer sees (savepoint.go).
+	truncated bool
+	truncAt   int
 }
 
 // deletes merges the transaction's delete sets of one table.
@@ -43,23 +53,66 @@ func (w *tableWrites) deletes() *txn.Deletes {
 	return d
 }
 
-// dropDeletes releases the claims of the transaction's deletes of one
-// table and removes them from the delete mirror (rolled back, or written
-// to the WAL where the table's own record now carries them: unclaim is
-// then false).
-func (w *tableWrites) dropDeletes(unclaim bool) {
-	if len(w.dels) == 0 {
-		return
-	}
-	ids := make([]uint64, len(w.dels))
-	for i, s := range w.dels {
-		ids[i] = s.ID
+// dropDeletes removes the delete sets from dels[from:] and masks[mfrom:]
+// from the delete mirror, releasing the claims of the dels when unclaim
+// (rolled back; after a commit the table's own record carries them).
+func (w *tableWrites) dropDeletes(from, mfrom int, unclaim bool) {
+	var ids []uint64
+	for _, s := range w.dels[from:] {
+		ids = append(ids, s.ID)
 		if unclaim {
 			w.t.T.Unclaim(s.Del)
 		}
 	}
-	w.t.UnstageDeletes(ids)
-	w.dels = nil
+	for _, s := range w.masks[mfrom:] {
+		ids = append(ids, s.ID)
+	}
+	if len(ids) > 0 {
+		w.t.UnstageDeletes(ids)
+	}
+	clear(w.dels[from:])
+	w.dels = w.dels[:from]
+	clear(w.masks[mfrom:])
+	w.masks = w.masks[:mfrom]
+}
+
+// maskedRecs returns the staged batches with the masked rows removed (the
+// batches to commit): a changed batch gets a new id (its rows in the
+// mirror are not these), returned in fresh so that the caller releases it.
+func (w *tableWrites) maskedRecs(ctx context.Context) (recs []arrow.RecordBatch, ids []uint64, fresh []arrow.RecordBatch, err error) {
+	live := w.live()
+	drop := map[uint64][]int{}
+	for _, m := range w.masks {
+		for _, u := range m.Del.Bufs {
+			for _, r := range u.Rows {
+				drop[u.BatchID] = append(drop[u.BatchID], int(r))
+			}
+		}
+	}
+	for _, r := range live {
+		rows, ok := drop[r.id]
+		if !ok {
+			recs, ids = append(recs, r.rec), append(ids, r.id)
+			continue
+		}
+		kept, err := keepRows(r.rec, rows)
+		if err != nil {
+			releaseAll(fresh)
+			return nil, nil, nil, err
+		}
+		if kept == nil {
+			continue
+		}
+		nid, err := w.t.Stage(ctx, []arrow.RecordBatch{kept})
+		if err != nil {
+			kept.Release()
+			releaseAll(fresh)
+			return nil, nil, nil, err
+		}
+		fresh = append(fresh, kept)
+		recs, ids = append(recs, kept), append(ids, nid[0])
+	}
+	return recs, ids, fresh, nil
 }
 
 // stagedBatch is a batch written inside a transaction (mirrored, not yet
@@ -87,12 +140,30 @@ func (tx *txState) pendingBatches(t *planner.Table) []txn.Batch {
 	}
 	for _, w := range tx.writes {
 		if w.t == t {
-			out := make([]txn.Batch, len(w.recs), len(w.recs)+len(w.dels))
-			for i, r := range w.recs {
+			live := w.live()
+			out := make([]txn.Batch, len(live), len(live)+len(w.dels)+len(w.masks))
+			for i, r := range live {
 				out[i] = txn.Batch{ID: r.id, Rec: r.rec}
 			}
-			for _, d := range w.dels {
+			if w.truncated {
+				// Its deletes of rows before the TRUNCATE see nothing.
+				for _, m := range w.masks {
+					out = append(out, txn.Batch{ID: m.ID, Del: m.Del})
+				}
+				return out
+			}
+			for i, d := range w.dels {
+				if w.t.T.ResolveDeletes(d.Del) {
+					// Rows of batches committed since: mirrored anew as
+					// rows of their files.
+					w.t.UnstageDeletes([]uint64{d.ID})
+					d.ID = w.t.AllocDeleteID()
+					w.dels[i] = d
+				}
 				out = append(out, txn.Batch{ID: d.ID, Del: d.Del})
+			}
+			for _, m := range w.masks {
+				out = append(out, txn.Batch{ID: m.ID, Del: m.Del})
 			}
 			return out
 		}
@@ -150,23 +221,59 @@ func (s *session) commit(ctx context.Context) error {
 	if tx == nil || len(tx.writes) == 0 {
 		return nil
 	}
-	parts := make([]planner.WritePart, len(tx.writes))
-	for i, w := range tx.writes {
-		p := planner.WritePart{Table: w.t, Recs: make([]arrow.RecordBatch, len(w.recs)), IDs: make([]uint64, len(w.recs)), Deletes: w.deletes()}
-		for j, r := range w.recs {
-			p.Recs[j], p.IDs[j] = r.rec, r.id
+	for _, w := range tx.writes {
+		if w.truncated {
+			// The rows it deleted are gone with the truncation.
+			w.dropDeletes(0, len(w.masks), true)
 		}
-		parts[i] = p
 	}
-	err := s.eng.Commit(ctx, parts, s.set.durability())
+	if err := s.commitTruncations(ctx, tx); err != nil {
+		tx.undoTo(txMark{}) // discard the staged writes
+		return err
+	}
+	parts := make([]planner.WritePart, 0, len(tx.writes))
+	var fresh []arrow.RecordBatch
+	defer func() { releaseAll(fresh) }()
+	for _, w := range tx.writes {
+		recs, ids, f, err := w.maskedRecs(ctx)
+		fresh = append(fresh, f...)
+		if err != nil {
+			tx.undoTo(txMark{})
+			return err
+		}
+		del := w.deletes()
+		if len(recs) == 0 && del.Empty() {
+			continue // only truncated, or all its rows deleted again
+		}
+		parts = append(parts, planner.WritePart{Table: w.t, Recs: recs, IDs: ids, Deletes: del})
+	}
+	var err error
+	if len(parts) > 0 {
+		err = s.eng.Commit(ctx, parts, s.set.durability())
+	}
+	committed := map[uint64]bool{} // batch ids now in the tables' buffers
 	for _, p := range parts {
 		if err != nil {
 			p.Table.Unstage(p.IDs)
+			continue
 		}
-		releaseAll(p.Recs)
+		for _, id := range p.IDs {
+			committed[id] = true
+		}
 	}
 	for _, w := range tx.writes {
-		w.dropDeletes(err != nil)
+		// The staged batches replaced by masked copies, or all of them
+		// if the commit failed, leave the mirror.
+		var gone []uint64
+		for _, r := range w.recs {
+			if !committed[r.id] {
+				gone = append(gone, r.id)
+			}
+			r.rec.Release()
+		}
+		w.t.Unstage(gone)
+		w.recs = nil
+		w.dropDeletes(0, 0, err != nil)
 	}
 	return err
 }
@@ -186,7 +293,7 @@ func (s *session) rollback() {
 			r.rec.Release()
 		}
 		w.t.Unstage(ids)
-		w.dropDeletes(true)
+		w.dropDeletes(0, 0, true)
 	}
 }
 

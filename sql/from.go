@@ -102,6 +102,9 @@ func (tr *translator) fromItem(n *pg_query.Node, sc *scope) error {
 			sc.mergedJoin = true
 		}
 		if j.Quals != nil {
+			if err := checkNoAggWindow(j.Quals, "JOIN conditions", sc); err != nil {
+				return err
+			}
 			sc.clause = clauseJoin
 			if _, err := tr.expr(j.Quals, sc, typ{OIDBool, -1}); err != nil {
 				return err

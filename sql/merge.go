@@ -65,9 +65,6 @@ type Merge struct {
 	// Source. Rows a DO NOTHING clause takes, or no clause, are not in it.
 	Source *Query
 	Values bool
-	// Nextval: an UPDATE or INSERT clause takes a column's sequence
-	// default (the server avoids running the statement twice then).
-	Nextval bool
 }
 
 const (
@@ -340,15 +337,6 @@ func TranslateMerge(st *Statement, cat Catalog, declaredParams []uint32, describ
 			continue
 		}
 		out.Values = true
-		given := map[int]bool{}
-		for _, tc := range c.targets {
-			given[tc] = true
-		}
-		for i, col := range cols {
-			if _, seq := SequenceOfDefault(col.Default); seq && !given[i] {
-				out.Nextval = true
-			}
-		}
 		var items []string
 		var srcRaw []bool
 		for k := range c.values {
@@ -738,14 +726,4 @@ func mergeTargetRef(cr *pg_query.ColumnRef, alias, srcAlias string, srcCols map[
 		}
 	}
 	return nil
-}
-
-// Changes reports whether a clause updates or deletes target rows.
-func (m *Merge) Changes() bool {
-	for _, a := range m.Actions {
-		if a == MergeUpdate || a == MergeDelete {
-			return true
-		}
-	}
-	return false
 }

@@ -132,6 +132,9 @@ func TranslateModify(stmt *pg_query.Node, cat Catalog, declaredParams []uint32) 
 				}
 				val = v
 			}
+			if err := checkNoAggWindow(val, "UPDATE"); err != nil {
+				return nil, err
+			}
 			if val.GetSetToDefault() != nil {
 				d, err := defaultExpr(c)
 				if err != nil {
@@ -216,6 +219,11 @@ func TranslateModify(stmt *pg_query.Node, cat Catalog, declaredParams []uint32) 
 		src = fmt.Sprintf("SELECT %s, %s FROM (%s) AS __bsdb_src", quoteIdent(RowIDFile), quoteIdent(RowIDPos), srcSQL)
 	}
 	out.Source = &Query{SQL: src, ParamOIDs: tr.paramOIDs()}
+	for _, r := range returning {
+		if err := checkNoAggWindow(r, "RETURNING"); err != nil {
+			return nil, err
+		}
+	}
 	if len(returning) > 0 {
 		out.Returning, err = translateReturning(returning, &table, alias, cat, declaredParams)
 		if err != nil {

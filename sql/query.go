@@ -456,6 +456,9 @@ func (tr *translator) selectStmt(s *pg_query.SelectStmt, parent *scope) ([]colIn
 		sc.outputs = cols
 		if s.WhereClause != nil {
 			sc.clause = clauseWhere
+			if err := checkNoAggWindow(s.WhereClause, "WHERE", sc); err != nil {
+				return nil, err
+			}
 			if _, err := tr.expr(s.WhereClause, sc, typ{OIDBool, -1}); err != nil {
 				return nil, err
 			}

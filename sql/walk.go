@@ -88,3 +88,74 @@ func withLocation(e *pgerr.Error, loc int32) *pgerr.Error {
 	}
 	return e.WithPosition(int(loc) + 1)
 }
+
+// checkNoAggWindow is PostgreSQL's check that an expression of a clause
+// where they may not be (WHERE, JOIN conditions, RETURNING, UPDATE's SET)
+// holds no aggregate or window function of its own level (subqueries are
+// levels of their own): 42803 or 42P20, named after the clause. An
+// aggregate whose arguments name only columns of outer levels belongs to
+// the outer query (sc, when given, is the level being checked).
+func checkNoAggWindow(n *pg_query.Node, clause string, sc ...*scope) error {
+	var err error
+	walkNodes(n, func(c *pg_query.Node) bool {
+		if err != nil {
+			return false
+		}
+		switch v := c.Node.(type) {
+		case *pg_query.Node_SubLink, *pg_query.Node_SelectStmt, *pg_query.Node_RangeSubselect:
+			return false
+		case *pg_query.Node_FuncCall:
+			fc := v.FuncCall
+			if fc.Over != nil {
+				err = withLocation(pgerr.New(pgerr.WindowingError, "window functions are not allowed in %s", clause), fc.Location)
+				return false
+			}
+			if schema, name := funcName(fc); (schema == "" || schema == "pg_catalog") && isAggregateCall(name, fc) &&
+				(len(sc) == 0 || sc[0] == nil || aggIsLocal(fc, sc[0])) {
+				err = withLocation(pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in %s", clause), fc.Location)
+				return false
+			}
+		}
+		return true
+	})
+	return err
+}
+
+// aggIsLocal reports whether an aggregate call belongs to the level sc:
+// it has no column reference, or one that names a relation (or a column)
+// of sc.
+func aggIsLocal(fc *pg_query.FuncCall, sc *scope) bool {
+	refs, local := 0, false
+	for _, a := range append(append([]*pg_query.Node(nil), fc.Args...), fc.AggFilter) {
+		walkNodes(a, func(c *pg_query.Node) bool {
+			switch v := c.Node.(type) {
+			case *pg_query.Node_SubLink, *pg_query.Node_SelectStmt:
+				return false
+			case *pg_query.Node_ColumnRef:
+				refs++
+				f := v.ColumnRef.Fields
+				for _, r := range sc.rels {
+					if len(f) >= 2 {
+						if s := f[len(f)-2].GetString_(); s != nil && s.Sval == r.alias {
+							local = true
+						}
+						continue
+					}
+					if r.cols == nil {
+						local = true
+						continue
+					}
+					if s := f[0].GetString_(); s != nil {
+						for _, c := range r.cols {
+							if c.name == s.Sval {
+								local = true
+							}
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	return refs == 0 || local
+}

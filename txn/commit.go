@@ -51,7 +51,9 @@ type PendingCommit struct {
 	// Files written for this commit (keys relative to the table prefix).
 	Files []manifest.DataFile
 	// Deletes is the delete file written for the staged delete records.
-	Deletes      *manifest.DeleteFile
+	Deletes *manifest.DeleteFile
+	// placed: where each staged batch's rows went (file, offset).
+	placed       map[bufKey]batchPos
 	filesWritten bool
 	// Manifest is the committed manifest (phase >= ManifestCommitted).
 	Manifest *manifest.Manifest
@@ -109,6 +111,10 @@ func (t *Table) flush(ctx context.Context) error {
 // beginStaging moves the active buffer into a new PendingCommit{Staging}.
 // It reports false (and leaves no PendingCommit) when the buffer is empty.
 func (t *Table) beginStaging() bool {
+	// A delete record naming buffered batches joins the buffer with them
+	// (checkDeletable): never stage in between.
+	t.stageMu.Lock()
+	defer t.stageMu.Unlock()
 	t.pcMu.Lock()
 	defer t.pcMu.Unlock()
 	t.pwMu.Lock()
@@ -165,12 +171,12 @@ func (t *Table) stageAndCommitManifest(ctx context.Context) error {
 			return nil
 		}
 		if !pc.filesWritten {
-			files, err := t.writeDataFiles(ctx, pc.Batches)
+			files, placed, err := t.writeDataFiles(ctx, pc.Batches)
 			if err != nil {
 				return err
 			}
-			pc.Files = files
-			del, err := t.writeDeleteFile(ctx, head, pc.Batches)
+			pc.Files, pc.placed = files, placed
+			del, err := t.writeDeleteFile(ctx, head, pc.Batches, placed)
 			if err != nil {
 				t.deleteFiles(files)
 				pc.Files = nil
@@ -187,11 +193,11 @@ func (t *Table) stageAndCommitManifest(ctx context.Context) error {
 		}
 		next.Files = append(append([]manifest.DataFile(nil), head.Files...), pc.Files...)
 		if pc.Deletes != nil {
-			if missing := missingData(pc.Deletes, head); missing {
+			if missing := missingData(pc.Deletes, head, pc.Files); missing {
 				// Another process removed a file this delete names (a
 				// TRUNCATE): the rows are gone; write it again without them.
 				t.deleteDeleteFile(pc.Deletes)
-				del, err := t.writeDeleteFile(ctx, head, pc.Batches)
+				del, err := t.writeDeleteFile(ctx, head, pc.Batches, pc.placed)
 				if err != nil {
 					return err
 				}
@@ -253,7 +259,7 @@ func (t *Table) dropCommitted(pc *PendingCommit, head *manifest.Manifest) bool {
 	pc.TxIDs = txIDsOf(keep)
 	if pc.filesWritten {
 		t.deleteFiles(pc.Files)
-		pc.Files = nil
+		pc.Files, pc.placed = nil, nil
 		if pc.Deletes != nil {
 			t.deleteDeleteFile(pc.Deletes)
 			pc.Deletes = nil
@@ -266,13 +272,14 @@ func (t *Table) dropCommitted(pc *PendingCommit, head *manifest.Manifest) bool {
 
 func (t *Table) markManifestCommitted(m *manifest.Manifest, pc *PendingCommit) {
 	t.resolveLog(m) // no I/O under pcMu (it may remove a log file)
+	t.dead.mu.Lock()
 	if pc.Deletes != nil {
 		// Its positions are in the index already (claimed, or marked at
 		// recovery).
-		t.dead.mu.Lock()
 		t.dead.loaded[pc.Deletes.Path] = true
-		t.dead.mu.Unlock()
 	}
+	t.dead.migrateLocked(pc.placed)
+	t.dead.mu.Unlock()
 	t.pcMu.Lock()
 	pc.Phase = PhaseManifestCommitted
 	pc.Manifest = m
@@ -340,9 +347,12 @@ func (t *Table) pruneWAL(m *manifest.Manifest) error {
 
 // writeDataFiles writes the batches into Parquet files of at most FileRows
 // rows and stores them under data/.
-func (t *Table) writeDataFiles(ctx context.Context, batches []Batch) ([]manifest.DataFile, error) {
+func (t *Table) writeDataFiles(ctx context.Context, batches []Batch) ([]manifest.DataFile, map[bufKey]batchPos, error) {
 	var files []manifest.DataFile
 	var group []arrow.RecordBatch
+	var keys []bufKey
+	var offs []int64
+	placed := map[bufKey]batchPos{}
 	var rows int64
 	emit := func() error {
 		if len(group) == 0 {
@@ -354,7 +364,10 @@ func (t *Table) writeDataFiles(ctx context.Context, batches []Batch) ([]manifest
 			return err
 		}
 		files = append(files, f)
-		group, rows = nil, 0
+		for i, k := range keys {
+			placed[k] = batchPos{file: f.Path, off: offs[i]}
+		}
+		group, keys, offs, rows = nil, nil, nil, 0
 		return nil
 	}
 	for _, b := range batches {
@@ -362,17 +375,19 @@ func (t *Table) writeDataFiles(ctx context.Context, batches []Batch) ([]manifest
 			continue
 		}
 		group = append(group, b.Rec)
+		keys = append(keys, bufKey{b.TxID, b.Ord})
+		offs = append(offs, rows)
 		rows += b.Rec.NumRows()
 		if rows >= t.opts.FileRows {
 			if err := emit(); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
 	if err := emit(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return files, nil
+	return files, placed, nil
 }
 
 func (t *Table) writeDataFile(ctx context.Context, recs []arrow.RecordBatch) (manifest.DataFile, error) {
@@ -426,9 +441,13 @@ func (t *Table) deleteDeleteFile(d *manifest.DeleteFile) {
 	}
 }
 
-// missingData reports whether d names a data file head does not hold.
-func missingData(d *manifest.DeleteFile, head *manifest.Manifest) bool {
+// missingData reports whether d names a data file neither head nor the
+// commit's own files hold.
+func missingData(d *manifest.DeleteFile, head *manifest.Manifest, own []manifest.DataFile) bool {
 	rows := dataRows(head)
+	for _, f := range own {
+		rows[f.Path] = f.Rows
+	}
 	for _, f := range d.Data {
 		if _, ok := rows[f]; !ok {
 			return true

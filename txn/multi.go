@@ -152,14 +152,16 @@ func (c *Coordinator) Commit(ctx context.Context, parts []Part, d wal.Durability
 // WAL append and its publication. It holds the table's maintenance lock
 // (shared) throughout: a truncate or close cannot come in between.
 type prepared struct {
-	t        *Table
-	recs     []arrow.RecordBatch
-	aux      [][]byte
-	dels     []Batch // the part's delete records (buffered ahead of res.Batches)
-	res      WriteResult
-	appended bool
-	done     bool
-	full     bool
+	t    *Table
+	recs []arrow.RecordBatch
+	aux  [][]byte
+	dels []Batch // the part's delete records (buffered ahead of res.Batches)
+	// unlockStage ends withDeletes' hold on staging (after publish).
+	unlockStage func()
+	res         WriteResult
+	appended    bool
+	done        bool
+	full        bool
 }
 
 // beginPrepare waits for room in the buffer, takes the maintenance lock
@@ -193,15 +195,15 @@ func (t *Table) beginPrepare(ctx context.Context, recs []arrow.RecordBatch, ids 
 		} else {
 			id = t.nextID.Add(1)
 		}
-		p.res.Batches[i] = Batch{ID: id, TxID: p.res.TxID, Rec: r}
+		p.res.Batches[i] = Batch{ID: id, TxID: p.res.TxID, Rec: r, Ord: int32(i)}
 		p.res.Rows += r.NumRows()
 	}
-	walRecs, aux, dels, err := t.withDeletes(ctx, p.res.TxID, recs, del)
+	walRecs, aux, dels, unlock, err := t.withDeletes(ctx, p.res.TxID, recs, del)
 	if err != nil {
 		t.maint.RUnlock()
 		return nil, err
 	}
-	p.recs, p.aux, p.dels = walRecs, aux, dels
+	p.recs, p.aux, p.dels, p.unlockStage = walRecs, aux, dels, unlock
 	return p, nil
 }
 
@@ -245,6 +247,9 @@ func (p *prepared) abort() {
 func (p *prepared) release() {
 	if !p.done {
 		p.done = true
+		if p.unlockStage != nil {
+			p.unlockStage()
+		}
 		for _, b := range p.dels {
 			b.Rec.Release()
 		}

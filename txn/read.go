@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/bsdb/bsdb-pg/storage/manifest"
 )
 
@@ -161,7 +163,39 @@ func (t *Table) refreshDue() bool {
 // Truncate empties the table: a new manifest version with no files that
 // marks every buffered transaction committed (so recovery never replays
 // them). Exclusive with writes and commits.
-func (t *Table) Truncate(ctx context.Context) error {
+func (t *Table) Truncate(ctx context.Context) error { return t.TruncateWith(ctx, nil) }
+
+// TruncateWith empties the table and makes recs its rows, in one manifest
+// commit: recs are written as data files first (before any lock), then
+// one manifest version holds them and none of the old files. A crash
+// before that manifest leaves the table as it was (the new files are
+// orphans no manifest names), after it truncated with the rows; a reader
+// sees the old rows or the new ones, never the table empty in between.
+// (A transaction's TRUNCATE followed by writes to the table commits so.)
+func (t *Table) TruncateWith(ctx context.Context, recs []arrow.RecordBatch) error {
+	var files []manifest.DataFile
+	if len(recs) > 0 {
+		bs := make([]Batch, len(recs))
+		for i, r := range recs {
+			if !r.Schema().Equal(t.arrow) {
+				return fmt.Errorf("txn: truncate %s: batch schema %s does not match table schema %s", t.opts.Prefix, r.Schema(), t.arrow)
+			}
+			bs[i] = Batch{Rec: r}
+		}
+		var err error
+		if files, _, err = t.writeDataFiles(ctx, bs); err != nil {
+			return err
+		}
+	}
+	// The new files are deleted unless a manifest may name them: after
+	// an error of a create other than a conflict (possibly ambiguous) they
+	// stay.
+	keep := false
+	defer func() {
+		if !keep {
+			t.deleteFiles(files)
+		}
+	}()
 	t.maint.Lock()
 	defer t.maint.Unlock()
 	if t.closed.Load() {
@@ -187,18 +221,26 @@ func (t *Table) Truncate(ctx context.Context) error {
 			return fmt.Errorf("truncate %s: %w", t.opts.Prefix, err)
 		}
 		next = head.Next()
-		next.Files = nil
-		next.Deletes = nil
+		next.Files, next.Deletes = nil, nil
+		if len(files) > 0 {
+			next.TimestampMS = time.Now().UnixMilli()
+			for i := range files {
+				files[i].AddedVersion = next.Version
+			}
+			next.Files = files
+		}
 		next.AddCommittedWALTx(ids...)
 		err = t.manifests.Create(ctx, next)
 		if err == nil {
+			keep = true
 			t.resolveLog(next)
 			break
 		}
-		if attempt >= maxCommitAttempts {
+		if !isConflict(err) {
+			keep = true
 			return fmt.Errorf("truncate %s: %w", t.opts.Prefix, err)
 		}
-		if !isConflict(err) {
+		if attempt >= maxCommitAttempts {
 			return fmt.Errorf("truncate %s: %w", t.opts.Prefix, err)
 		}
 	}

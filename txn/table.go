@@ -97,8 +97,11 @@ type Batch struct {
 	ID   uint64 // unique per table handle, assigned at write
 	TxID uuid.UUID
 	Rec  arrow.RecordBatch
+	// Ord is the batch's index among its transaction's batches (delete
+	// records not counted): with TxID, a name that survives a restart.
+	Ord int32
 	// Del, when set, makes the batch a delete record: Rec has no rows and
-	// Del names the committed rows its transaction deletes.
+	// Del names the rows its transaction deletes.
 	Del *Deletes
 }
 
@@ -121,8 +124,11 @@ type Table struct {
 	// writer: consecutive ids, recorded as ranges by the manifest).
 	txids *manifest.TxIDGen
 
-	maint    sync.RWMutex // maintenance lock: shared Write/Flush, exclusive Truncate/Close
-	commitMu sync.Mutex   // one commit (or tail resumption) at a time
+	maint sync.RWMutex // maintenance lock: shared Write/Flush, exclusive Truncate/Close
+	// stageMu: held shared by a write whose delete record names buffered
+	// batches, from its check to its buffering; exclusively by staging.
+	stageMu  sync.RWMutex
+	commitMu sync.Mutex // one commit (or tail resumption) at a time
 
 	// aborted: multi-table transactions in this table's WAL that never
 	// committed (guarded by abortedMu); pruning treats them as done.
@@ -288,8 +294,10 @@ func open(ctx context.Context, opts Options, mm *manifest.Manager, pub *iceberg.
 		return nil, fmt.Errorf("open table %s: %w", opts.Prefix, err)
 	}
 	rows := dataRows(head)
+	ids := map[bufKey]uint64{}
 	for _, r := range recs {
 		t.repairRecovered(r.Batches)
+		ord := int32(0)
 		for i, b := range r.Batches {
 			nb := Batch{ID: t.nextID.Add(1), TxID: r.TxID, Rec: b}
 			if i < len(r.Aux) && r.Aux[i] != nil {
@@ -309,8 +317,22 @@ func open(ctx context.Context, opts Options, mm *manifest.Manager, pub *iceberg.
 					}
 				}
 				d.Files = keep
+				// Its buffered batches were written before it (and are
+				// replayed: they commit together).
+				bk := d.Bufs[:0]
+				for _, u := range d.Bufs {
+					if id, ok := ids[bufKey{u.TxID, u.Ord}]; ok {
+						u.BatchID = id
+						bk = append(bk, u)
+					}
+				}
+				d.Bufs = bk
 				t.markDead(d, rows)
 				nb.Del = d
+			} else {
+				nb.Ord = ord
+				ord++
+				ids[bufKey{nb.TxID, nb.Ord}] = nb.ID
 			}
 			t.pw.batches = append(t.pw.batches, nb)
 			t.pw.bytes += recordBytes(b)

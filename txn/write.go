@@ -96,7 +96,7 @@ func (t *Table) write(ctx context.Context, recs []arrow.RecordBatch, opts WriteO
 		} else {
 			id = t.nextID.Add(1)
 		}
-		res.Batches[i] = Batch{ID: id, TxID: res.TxID, Rec: r}
+		res.Batches[i] = Batch{ID: id, TxID: res.TxID, Rec: r, Ord: int32(i)}
 		res.Rows += r.NumRows()
 	}
 	if opts.BeforeAppend != nil {
@@ -105,7 +105,7 @@ func (t *Table) write(ctx context.Context, recs []arrow.RecordBatch, opts WriteO
 			return WriteResult{}, err
 		}
 	}
-	walRecs, aux, delBatches, err := t.withDeletes(ctx, res.TxID, recs, opts.Deletes)
+	walRecs, aux, delBatches, unlock, err := t.withDeletes(ctx, res.TxID, recs, opts.Deletes)
 	if err != nil {
 		t.maint.RUnlock()
 		if opts.AfterFailure != nil {
@@ -118,6 +118,7 @@ func (t *Table) write(ctx context.Context, recs []arrow.RecordBatch, opts WriteO
 	}
 	seq, err := t.wal.AppendAux(ctx, res.TxID, walRecs, aux, opts.Durability)
 	if err != nil {
+		unlock()
 		t.maint.RUnlock()
 		if opts.AfterFailure != nil {
 			opts.AfterFailure(res.Batches)
@@ -130,6 +131,7 @@ func (t *Table) write(ctx context.Context, recs []arrow.RecordBatch, opts WriteO
 		buffered = append(delBatches, res.Batches...)
 	}
 	full := t.appendBuffer(buffered)
+	unlock()
 	t.maint.RUnlock()
 	if full {
 		t.requestFlush()
@@ -140,12 +142,16 @@ func (t *Table) write(ctx context.Context, recs []arrow.RecordBatch, opts WriteO
 // withDeletes returns the WAL batches and payloads of a transaction: its
 // delete record (if d deletes anything) ahead of recs. The delete record's
 // buffered batch is returned too (the caller releases its record).
-func (t *Table) withDeletes(ctx context.Context, tx uuid.UUID, recs []arrow.RecordBatch, d *Deletes) ([]arrow.RecordBatch, [][]byte, []Batch, error) {
+//
+// When d deletes rows of buffered batches, the returned unlock must be
+// called once the delete record is in the buffer (or the write failed).
+func (t *Table) withDeletes(ctx context.Context, tx uuid.UUID, recs []arrow.RecordBatch, d *Deletes) ([]arrow.RecordBatch, [][]byte, []Batch, func(), error) {
 	if d.Empty() {
-		return recs, nil, nil, nil
+		return recs, nil, nil, func() {}, nil
 	}
-	if err := t.checkDeletable(ctx, d); err != nil {
-		return nil, nil, nil, err
+	unlock, err := t.checkDeletable(ctx, d)
+	if err != nil {
+		return nil, nil, nil, nil, err
 	}
 	var dels []Batch
 	var walRecs []arrow.RecordBatch
@@ -158,7 +164,7 @@ func (t *Table) withDeletes(ctx context.Context, tx uuid.UUID, recs []arrow.Reco
 	}
 	walRecs = append(walRecs, recs...)
 	aux = append(aux, make([][]byte, len(recs))...)
-	return walRecs, aux, dels, nil
+	return walRecs, aux, dels, unlock, nil
 }
 
 // deleteRecordRows bounds the positions of one delete record: at most 10
@@ -183,9 +189,11 @@ func splitDeletes(d *Deletes, n int) []*Deletes {
 			}
 		}
 	}
-	if len(cur.Files) > 0 {
+	if len(cur.Files) > 0 || len(out) == 0 {
 		out = append(out, cur)
 	}
+	// Rows of buffered batches (bounded by the buffer) go with the first.
+	out[0].Bufs = d.Bufs
 	return out
 }
 
