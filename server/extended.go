@@ -123,6 +123,16 @@ func (s *session) describeStatement(ctx context.Context, p *prepared, declared [
 			}
 			p.cols = pgColumns(sp.cols[prefix:])
 		}
+	case bsql.KindMerge:
+		// Its parameters' types, as PostgreSQL's parse analysis gives them
+		// (merge.go).
+		b := &binder{s: s, ctx: ctx, describeOnly: true}
+		defer b.release()
+		m, err := bsql.TranslateMerge(p.st, b, declared, true)
+		if err != nil {
+			return err
+		}
+		p.paramOIDs = mergeParams(declared, m.Source.ParamOIDs)
 	case bsql.KindShow:
 		pl, err := s.planShow(ctx, p.st, nil)
 		if err != nil {

@@ -219,23 +219,7 @@ func (p *modifyPlan) run(ctx context.Context) (*modifyResult, error) {
 			if !withValues || needFlush {
 				continue
 			}
-			for i, v := range vals[2:] {
-				if v == nil {
-					conv[i] = nil
-					continue
-				}
-				cv, err := fromDuck(info.Columns[i].TypeOID, v)
-				if err != nil {
-					return err
-				}
-				if str, ok := cv.(string); ok {
-					if e := pgerr.CheckTextString(str); e != nil {
-						return e
-					}
-				}
-				conv[i] = cv
-			}
-			if err := bb.appendRow(conv); err != nil {
+			if err := appendDuckRow(bb, info, vals[2:], conv); err != nil {
 				return err
 			}
 		}
@@ -263,6 +247,28 @@ func (p *modifyPlan) run(ctx context.Context) (*modifyResult, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// appendDuckRow converts a row of the table's columns as DuckDB returned
+// them (vals) and appends it to bb; conv is scratch of the same length.
+func appendDuckRow(bb *batchBuilder, info *bsql.TableInfo, vals, conv []any) error {
+	for i, v := range vals {
+		if v == nil {
+			conv[i] = nil
+			continue
+		}
+		cv, err := fromDuck(info.Columns[i].TypeOID, v)
+		if err != nil {
+			return err
+		}
+		if str, ok := cv.(string); ok {
+			if e := pgerr.CheckTextString(str); e != nil {
+				return e
+			}
+		}
+		conv[i] = cv
+	}
+	return bb.appendRow(conv)
 }
 
 // apply makes the statement's changes: deletes and new rows, in the
@@ -424,15 +430,24 @@ func (b *binder) LookupTarget(schemaName, name string, update, reads bool) (*bsq
 	if reads {
 		want |= acl.Select
 	}
+	return b.lookupTarget(schemaName, name, want, func(seq bool) error {
+		if seq {
+			return pgerr.New("42809", "cannot change sequence \"%s\"", name)
+		}
+		return pgerr.New(pgerr.FeatureNotSupported, "cannot change relation \"%s\"", name)
+	})
+}
+
+// lookupTarget binds the target of an UPDATE, DELETE or MERGE; notTable
+// is the error for a relation that is not a table (seq: a sequence).
+func (b *binder) lookupTarget(schemaName, name string, want acl.Mode, notTable func(seq bool) error) (*bsql.TableInfo, error) {
 	info, t, err := b.openTable(schemaName, name, want)
 	if err != nil {
 		return nil, err
 	}
 	if t == nil {
-		if _, ok, _ := b.s.sequenceRelation(b.ctx, schemaName, name); ok {
-			return nil, pgerr.New("42809", "cannot change sequence \"%s\"", name)
-		}
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "cannot change relation \"%s\"", name)
+		_, seq, _ := b.s.sequenceRelation(b.ctx, schemaName, name)
+		return nil, notTable(seq)
 	}
 	if !b.readLocked {
 		b.s.eng.ReadLock()

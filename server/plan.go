@@ -204,6 +204,8 @@ func (s *session) planTyped(ctx context.Context, st *bsql.Statement, params []an
 		return s.planSecurity(st)
 	case bsql.KindUpdate, bsql.KindDelete:
 		return s.planModify(ctx, st, params, paramOIDs, formats)
+	case bsql.KindMerge:
+		return s.planMerge(st, params, paramOIDs)
 	case bsql.KindSavepoint:
 		return s.planSavepoint(st) // savepoint.go
 	}

@@ -50,6 +50,7 @@ const (
 	KindGrant      // GRANT / REVOKE privileges on objects
 	KindGrantRole  // GRANT / REVOKE role membership
 	KindAlterOwner // ALTER TABLE / SCHEMA / DATABASE ... OWNER TO
+	KindMerge
 	KindOther
 )
 
@@ -85,6 +86,7 @@ var kindNames = [...]string{
 	KindGrant:          "Grant",
 	KindGrantRole:      "GrantRole",
 	KindAlterOwner:     "AlterOwner",
+	KindMerge:          "Merge",
 	KindOther:          "Other",
 }
 
@@ -257,6 +259,8 @@ func classify(n *pg_query.Node) (Kind, string) {
 		return KindUpdate, "UPDATE"
 	case *pg_query.Node_DeleteStmt:
 		return KindDelete, "DELETE"
+	case *pg_query.Node_MergeStmt:
+		return KindMerge, "MERGE"
 	case *pg_query.Node_CopyStmt:
 		return KindCopy, "COPY"
 	case *pg_query.Node_CreateStmt:
