@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/bsdb/bsdb-pg/pgerr"
 )
 
 // targetList translates the select list, names every output column the
@@ -19,6 +21,11 @@ func (tr *translator) targetList(list []*pg_query.Node, sc *scope) ([]colInfo, e
 			continue
 		}
 		sc.itemOut = append(sc.itemOut, len(cols))
+		if r := rt.Val.GetRowExpr(); r != nil && sc.parent == nil {
+			// A record column for the client: the engine's struct has no
+			// PostgreSQL form yet (a driver error leaked before).
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "row values in the select list are not supported").WithPosition(int(r.Location) + 1)
+		}
 		if star, rel := starOf(rt.Val); star {
 			expanded, ok := expandStar(sc, rel)
 			if !ok {
