@@ -25,12 +25,25 @@ import (
 // BSDB_DML_STEPS sets the steps per seed (default 300); BSDB_DML_SEED adds
 // a seed.
 func TestDMLMatchesPostgres(t *testing.T) {
-	steps := 300
-	if v, err := strconv.Atoi(os.Getenv("BSDB_DML_STEPS")); err == nil && v > 0 {
+	runDMLDiff(t, "BSDB_DML", 300, 7, []string{
+		"DROP TABLE IF EXISTS t", "DROP TABLE IF EXISTS u",
+		"CREATE TABLE t (id int, k int, v text, n numeric(10,2))",
+		"CREATE TABLE u (id int, w int)",
+		"INSERT INTO u SELECT g, g % 7 FROM generate_series(1, 40) g",
+	}, func(d *dmlDiff) func(int) { return d.step })
+}
+
+// runDMLDiff is the frame of the random differential tests: seeds 1-3
+// (and $<env>_SEED), $<env>_STEPS steps per seed (default steps), an
+// engine that flushes every 30 ms, one fresh database of the reference
+// PostgreSQL, setup run on both, then step(i) for every step while the
+// test has not failed; the block left open is rolled back.
+func runDMLDiff(t *testing.T, env string, steps int, stream uint64, setup []string, gen func(*dmlDiff) func(int)) {
+	if v, err := strconv.Atoi(os.Getenv(env + "_STEPS")); err == nil && v > 0 {
 		steps = v
 	}
 	seeds := []uint64{1, 2, 3}
-	if v, err := strconv.ParseUint(os.Getenv("BSDB_DML_SEED"), 10, 64); err == nil {
+	if v, err := strconv.ParseUint(os.Getenv(env+"_SEED"), 10, 64); err == nil {
 		seeds = append(seeds, v)
 	}
 	ts := startServerConfig(t, planner.Config{FlushInterval: 30 * time.Millisecond}, func(*Backend) {})
@@ -48,17 +61,13 @@ func TestDMLMatchesPostgres(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer ref.Close(ctx)
-			d := &dmlDiff{t: t, ours: ours, ref: ref, rng: rand.New(rand.NewPCG(seed, 7))}
-			for _, q := range []string{
-				"DROP TABLE IF EXISTS t", "DROP TABLE IF EXISTS u",
-				"CREATE TABLE t (id int, k int, v text, n numeric(10,2))",
-				"CREATE TABLE u (id int, w int)",
-				"INSERT INTO u SELECT g, g % 7 FROM generate_series(1, 40) g",
-			} {
+			d := &dmlDiff{t: t, ours: ours, ref: ref, rng: rand.New(rand.NewPCG(seed, stream))}
+			for _, q := range setup {
 				d.both(q, false)
 			}
+			step := gen(d)
 			for i := 0; i < steps && !t.Failed(); i++ {
-				d.step(i)
+				step(i)
 			}
 			d.both("ROLLBACK", false)
 		})

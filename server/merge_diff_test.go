@@ -1,19 +1,9 @@
 package server
 
 import (
-	"context"
 	"fmt"
-	"math/rand/v2"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5"
-
-	"github.com/bsdb/bsdb-pg/internal/pgref"
-	"github.com/bsdb/bsdb-pg/planner"
 )
 
 // TestMergeMatchesPostgres runs random MERGE statements (every clause
@@ -25,58 +15,30 @@ import (
 // BSDB_MERGE_STEPS sets the steps per seed (default 150); BSDB_MERGE_SEED
 // adds a seed.
 func TestMergeMatchesPostgres(t *testing.T) {
-	steps := 150
-	if v, err := strconv.Atoi(os.Getenv("BSDB_MERGE_STEPS")); err == nil && v > 0 {
-		steps = v
-	}
-	seeds := []uint64{1, 2, 3}
-	if v, err := strconv.ParseUint(os.Getenv("BSDB_MERGE_SEED"), 10, 64); err == nil {
-		seeds = append(seeds, v)
-	}
-	ts := startServerConfig(t, planner.Config{FlushInterval: 30 * time.Millisecond}, func(*Backend) {})
-	refURL := pgref.NewDatabase(t, pgref.Start(t))
-	ctx := context.Background()
-	for _, seed := range seeds {
-		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
-			ours, err := pgx.Connect(ctx, ts.url())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ours.Close(ctx)
-			ref, err := pgx.Connect(ctx, refURL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ref.Close(ctx)
-			d := &dmlDiff{t: t, ours: ours, ref: ref, rng: rand.New(rand.NewPCG(seed, 11))}
-			for _, q := range []string{
-				"DROP TABLE IF EXISTS t", "DROP TABLE IF EXISTS u",
-				"CREATE TABLE t (id int, k int, v text, n numeric(10,2))",
-				"CREATE TABLE u (id int, w int)",
-				"INSERT INTO u SELECT g, g % 7 FROM generate_series(1, 40) g",
-				"INSERT INTO t SELECT g, g % 10, 'v' || (g % 10), (g % 97) + 0.25 FROM generate_series(1, 30) g",
-			} {
-				d.both(q, false)
-			}
-			d.nextID = 30
-			m := &mergeGen{d: d}
-			for i := 0; i < steps && !t.Failed(); i++ {
-				switch r := d.rng.IntN(10); {
-				case r < 6:
-					m.both(m.merge())
-					if !d.inTx || d.rng.IntN(3) == 0 {
-						d.compareTable(i)
-					}
-				case r < 7:
-					d.both(fmt.Sprintf("UPDATE u SET w = (w + %d) %% 7 WHERE id %% 5 = %d", 1+d.rng.IntN(5), d.rng.IntN(5)), true)
-				default:
-					d.step(i)
+	runDMLDiff(t, "BSDB_MERGE", 150, 11, []string{
+		"DROP TABLE IF EXISTS t", "DROP TABLE IF EXISTS u",
+		"CREATE TABLE t (id int, k int, v text, n numeric(10,2))",
+		"CREATE TABLE u (id int, w int)",
+		"INSERT INTO u SELECT g, g % 7 FROM generate_series(1, 40) g",
+		"INSERT INTO t SELECT g, g % 10, 'v' || (g % 10), (g % 97) + 0.25 FROM generate_series(1, 30) g",
+	}, func(d *dmlDiff) func(int) {
+		d.nextID = 30
+		m := &mergeGen{d: d}
+		d.t.Cleanup(func() { d.t.Logf("MERGE outcomes: %v", m.outcomes) })
+		return func(i int) {
+			switch r := d.rng.IntN(10); {
+			case r < 6:
+				m.both(m.merge())
+				if !d.inTx || d.rng.IntN(3) == 0 {
+					d.compareTable(i)
 				}
+			case r < 7:
+				d.both(fmt.Sprintf("UPDATE u SET w = (w + %d) %% 7 WHERE id %% 5 = %d", 1+d.rng.IntN(5), d.rng.IntN(5)), true)
+			default:
+				d.step(i)
 			}
-			d.both("ROLLBACK", false)
-			t.Logf("MERGE outcomes: %v", m.outcomes)
-		})
-	}
+		}
+	})
 }
 
 type mergeGen struct {
