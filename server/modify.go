@@ -40,10 +40,6 @@ func serializationFailure() error {
 	return pgerr.New(pgerr.SerializationFailure, "could not serialize access due to concurrent update")
 }
 
-// errNeedFlush: the statement's rows include buffered rows of other
-// transactions; it runs again after a flush.
-var errNeedFlush = errors.New("modify: buffered rows must be committed first")
-
 type modifyPlan struct {
 	s         *session
 	st        *bsql.Statement
@@ -101,26 +97,15 @@ func (p *modifyPlan) execute(ctx context.Context, maxRows int, w pgwire.ResultWr
 	if p.ret != nil && p.ret.rows != nil {
 		return p.ret.execute(ctx, maxRows, w) // a suspended RETURNING portal
 	}
-	for attempt := 0; ; attempt++ {
-		res, err := p.run(ctx)
-		if errors.Is(err, errNeedFlush) && attempt < 4 {
-			if ferr := res.t.T.Flush(ctx); ferr != nil {
-				return false, ferr
-			}
-			continue
-		}
-		if errors.Is(err, errNeedFlush) {
-			return false, serializationFailure()
-		}
-		if err != nil {
-			return false, err
-		}
-		defer res.release()
-		if p.ret == nil {
-			return false, w.Complete(fmt.Sprintf("%s %d", p.tagName(), res.count))
-		}
-		return p.returning(ctx, res, maxRows, w)
+	res, err := p.run(ctx)
+	if err != nil {
+		return false, err
 	}
+	defer res.release()
+	if p.ret == nil {
+		return false, w.Complete(fmt.Sprintf("%s %d", p.tagName(), res.count))
+	}
+	return p.returning(ctx, res, maxRows, w)
 }
 
 // modifyResult is what one run of a statement changed.
@@ -158,8 +143,7 @@ func (p *modifyPlan) run(ctx context.Context) (*modifyResult, error) {
 		}
 	}
 	fileDel := &txn.Deletes{}
-	ownDel := map[uint64][]int{} // own batch id -> row indexes
-	needFlush := false
+	ownDel := map[uint64][]int{}       // own batch id -> row indexes
 	buffered := map[uint64]txn.Batch{} // the snapshot's buffered batches
 	for _, sb := range bd.Snap.Batches {
 		buffered[sb.ID] = sb
@@ -216,7 +200,7 @@ func (p *modifyPlan) run(ctx context.Context) (*modifyResult, error) {
 				fileDel.AddBuf(sb.TxID, sb.Ord, sb.ID, pos)
 			}
 			res.count++
-			if !withValues || needFlush {
+			if !withValues {
 				continue
 			}
 			if err := appendDuckRow(bb, info, vals[2:], conv); err != nil {
@@ -228,7 +212,7 @@ func (p *modifyPlan) run(ctx context.Context) (*modifyResult, error) {
 	b.release() // the snapshot is no longer needed
 	var recs []arrow.RecordBatch
 	if bb != nil {
-		if scanErr != nil || needFlush {
+		if scanErr != nil {
 			bb.abort()
 		} else {
 			recs = bb.finish()
@@ -236,9 +220,6 @@ func (p *modifyPlan) run(ctx context.Context) (*modifyResult, error) {
 	}
 	if scanErr != nil {
 		return nil, scanErr
-	}
-	if needFlush {
-		return res, errNeedFlush
 	}
 	res.owned = recs
 	fileDel.Normalize()
