@@ -294,12 +294,30 @@ func open(ctx context.Context, opts Options, mm *manifest.Manager, pub *iceberg.
 		return nil, fmt.Errorf("open table %s: %w", opts.Prefix, err)
 	}
 	rows := dataRows(head)
+	// Batch ids first, over every recovered transaction: a delete record
+	// names the buffered batches it deletes from by (WAL transaction,
+	// index), and resolving that must not depend on the order the WAL
+	// returns transactions in.
 	ids := map[bufKey]uint64{}
+	var recovered []Batch
 	for _, r := range recs {
 		t.repairRecovered(r.Batches)
 		ord := int32(0)
 		for i, b := range r.Batches {
 			nb := Batch{ID: t.nextID.Add(1), TxID: r.TxID, Rec: b}
+			if i >= len(r.Aux) || r.Aux[i] == nil {
+				nb.Ord = ord
+				ord++
+				ids[bufKey{nb.TxID, nb.Ord}] = nb.ID
+			}
+			recovered = append(recovered, nb)
+		}
+	}
+	k := 0
+	for _, r := range recs {
+		for i, b := range r.Batches {
+			nb := recovered[k]
+			k++
 			if i < len(r.Aux) && r.Aux[i] != nil {
 				d, err := decodeDeletes(r.Aux[i])
 				if err != nil {
@@ -317,8 +335,9 @@ func open(ctx context.Context, opts Options, mm *manifest.Manager, pub *iceberg.
 					}
 				}
 				d.Files = keep
-				// Its buffered batches were written before it (and are
-				// replayed: they commit together).
+				// Its buffered batches are replayed with it (they commit
+				// together); rows of a batch no longer in the log went with
+				// it (a TRUNCATE).
 				bk := d.Bufs[:0]
 				for _, u := range d.Bufs {
 					if id, ok := ids[bufKey{u.TxID, u.Ord}]; ok {
@@ -329,10 +348,6 @@ func open(ctx context.Context, opts Options, mm *manifest.Manager, pub *iceberg.
 				d.Bufs = bk
 				t.markDead(d, rows)
 				nb.Del = d
-			} else {
-				nb.Ord = ord
-				ord++
-				ids[bufKey{nb.TxID, nb.Ord}] = nb.ID
 			}
 			t.pw.batches = append(t.pw.batches, nb)
 			t.pw.bytes += recordBytes(b)
