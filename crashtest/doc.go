@@ -26,7 +26,7 @@
 //   - TestCrashPoints: for every point of internal/crash.All, the server is
 //     started with BSDB_CRASH_AT=<point>:<n> (n=25 for the per-append WAL
 //     points, 2 for the rotate/commit points: the first commit completes)
-//     under two writers, and must die by SIGABRT (a point that never fires
+//     under two writers, and must die by SIGKILL (a point that never fires
 //     fails the test, so does any other exit). Restarted without the
 //     variable on the same directory: the ledger holds; one more write and a
 //     clean shutdown (which commits) later, the Iceberg head (version-hint
@@ -35,9 +35,9 @@
 //     v1..vN with Parent = N-1, and no _wal/*.arrow is left (every
 //     transaction is committed, so every segment must have been pruned);
 //     and the rows survive one more restart exactly once.
-//     internal/crash raises the traceback level to "crash" before it sends
-//     SIGABRT, so the process really dies by the signal (TestAbortDiesBySIGABRT
-//     in internal/crash guards that).
+//     internal/crash prints the point's name and sends itself SIGKILL
+//     (TestAbortDiesBySIGKILL in internal/crash guards that); a test checks
+//     both the signal and the name (diedAt).
 //   - TestSustainedSIGKILL: rounds of 3 writers and 2 readers for a random
 //     0.3-1.5 s, then SIGKILL; restart and verify the whole history
 //     cumulatively. Readers check linearizability while they run. Logs a

@@ -268,3 +268,12 @@ func exitedOrZombie(pid int) bool {
 	i := strings.LastIndexByte(s, ')')
 	return i >= 0 && i+2 < len(s) && (s[i+2] == 'Z' || s[i+2] == 'X')
 }
+
+// diedAt reports whether a server process that exited with ws died at the
+// armed crash point: internal/crash prints the point's name, then sends the
+// process SIGKILL. Any other exit (a clean one, a panic, another signal)
+// is not a crash at that point.
+func diedAt(ws syscall.WaitStatus, out, point string) bool {
+	return ws.Signaled() && ws.Signal() == syscall.SIGKILL &&
+		strings.Contains(out, "crash point "+point+" reached")
+}

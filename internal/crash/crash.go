@@ -6,7 +6,7 @@
 //
 //	BSDB_CRASH_AT=<point>[:<nth>]
 //
-// arms one point; the process aborts (SIGABRT, no deferred functions, no flush)
+// arms one point; the process dies (SIGKILL, no deferred functions, no flush)
 // the nth time (default 1) execution reaches it. The environment is read once,
 // at process start. Tests inside one process use Arm/Disarm instead; a crash
 // armed that way panics with *Crash rather than killing the test binary when a
@@ -19,7 +19,6 @@ package crash
 import (
 	"fmt"
 	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -115,12 +114,12 @@ func Point(name string) {
 
 func abort(name string) {
 	fmt.Fprintf(os.Stderr, "bsdb-pg: crash point %s reached: aborting\n", name)
-	// Go turns a SIGABRT into "dump goroutines, exit 2" unless the
-	// traceback level is "crash", which re-raises it with the default
-	// disposition: the process then really dies by SIGABRT.
-	debug.SetTraceback("crash")
-	_ = syscall.Kill(os.Getpid(), syscall.SIGABRT)
-	// SIGABRT is delivered asynchronously; never return into the caller.
+	// SIGKILL: the process dies at once, as a power cut or the OOM killer
+	// ends it, with no handler, no deferred call and no flush. (SIGABRT
+	// went through the Go runtime's crash handler, which with cgo threads
+	// sometimes ended the process by SIGSEGV instead.)
+	_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	// The signal is delivered asynchronously; never return into the caller.
 	time.Sleep(time.Minute)
-	os.Exit(134)
+	os.Exit(137)
 }
