@@ -81,7 +81,16 @@ type mop struct {
 	del        []int64
 	start, end int64
 	status     opStatus
-	code       string // SQLSTATE when refused
+	code       string   // SQLSTATE when refused
+	tags       []string // a txn's statements' command tags (diagnostics)
+}
+
+// detail is o's statements' command tags, for a violation's message.
+func (o *mop) detail() string {
+	if len(o.tags) == 0 {
+		return ""
+	}
+	return " [" + strings.Join(o.tags, "; ") + "]"
 }
 
 func (o *mop) effects() int { return len(o.ins) + len(o.upd) + len(o.del) }
@@ -343,7 +352,11 @@ func (m *model) doTxn(ctx context.Context, c *pgx.Conn, rng *rand.Rand) bool {
 		stmts[2], stmts[3] = stmts[3], stmts[2]
 	}
 	for _, q := range stmts {
-		if _, err := c.Exec(ctx, q); err != nil {
+		tg, err := c.Exec(ctx, q)
+		m.mu.Lock()
+		o.tags = append(o.tags, tg.String())
+		m.mu.Unlock()
+		if err != nil {
 			var pe *pgconn.PgError
 			if errors.As(err, &pe) {
 				if _, rerr := c.Exec(ctx, "ROLLBACK"); rerr != nil {
@@ -509,7 +522,7 @@ func (m *model) checkRead(got map[int64][]mrow, s, e int64, sess mview) []string
 				badf("id %d present, deleted by a %s acknowledged before the read", id, o.kind)
 			}
 			if slices.Contains(o.upd, id) && !seenV[o.v] {
-				badf("id %d: history %v misses value %d of a %s acknowledged before the read (an old version)", id, h, o.v, o.kind)
+				badf("id %d: history %v misses value %d of a %s acknowledged before the read (an old version)%s", id, h, o.v, o.kind, o.detail())
 			}
 		}
 		// Real time: a value acknowledged before another was sent comes first.
@@ -571,7 +584,7 @@ func (m *model) checkRead(got map[int64][]mrow, s, e int64, sess mview) []string
 			}
 		}
 		if seen > 0 && missing > 0 {
-			badf("%s %d (ins %v upd %v del %v) half visible: %d effects seen, %d missing", o.kind, o.v, o.ins, o.upd, o.del, seen, missing)
+			badf("%s %d (ins %v upd %v del %v) half visible: %d effects seen, %d missing%s", o.kind, o.v, o.ins, o.upd, o.del, seen, missing, o.detail())
 		}
 	}
 	if sess != nil {
