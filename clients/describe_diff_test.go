@@ -98,6 +98,9 @@ var describeCases = []describeCase{
 	{sql: `DELETE FROM dt WHERE id IN (SELECT k FROM dt2 WHERE label = $1)`},
 	// Errors: the same SQLSTATE and message.
 	{sql: `SELECT $1 IS NULL`},
+	{sql: `SELECT $1 IS NOT NULL, $1 + 1`},
+	{sql: `SELECT $1 + 1, $1 IS NULL`},
+	{sql: `SELECT id FROM dt WHERE $1::int IS NULL OR i = $1`},
 	{sql: `SELECT $2::int`},
 	{sql: `SELECT id FROM dt WHERE id = $1 AND nosuch = $2`},
 	{sql: `UPDATE dt SET nosuch = $1`},
@@ -110,7 +113,6 @@ var describeCases = []describeCase{
 var describeKnownGaps = map[string]string{
 	`SELECT $1::regtype[]`: "regtype[] is not a type the engine has (0A000)",
 	`SELECT proname, proargtypes::regtype[] FROM pg_proc WHERE proname = $1`: "x::regtype[] is the types' names as text[] (1009), not regtype[] (2211)",
-	`SELECT $1 IS NULL`: "a parameter no context types is text, where PostgreSQL fails 42P18 (sql/params.go)",
 	`SELECT id FROM dt WHERE id = $1 AND nosuch = $2`: "an unknown column in WHERE is found when the statement runs, not at Parse",
 }
 

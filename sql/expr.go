@@ -60,6 +60,9 @@ func (tr *translator) expr(n *pg_query.Node, sc *scope, want typ) (typ, error) {
 		}
 		return typ{OIDBool, -1}, nil
 	case *pg_query.Node_NullTest:
+		if p := v.NullTest.Arg.GetParamRef(); p != nil && tr.untypedParam(v.NullTest.Arg) {
+			tr.unknownParams = append(tr.unknownParams, p)
+		}
 		_, err := tr.expr(v.NullTest.Arg, sc, unknownTyp)
 		return typ{OIDBool, -1}, err
 	case *pg_query.Node_BooleanTest:

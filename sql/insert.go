@@ -178,6 +178,9 @@ func TranslateInsert(stmt *pg_query.Node, cat Catalog, declaredParams []uint32) 
 			return nil, err
 		}
 	}
+	if err := tr.checkUnknownParams(); err != nil {
+		return nil, err
+	}
 	out.Source = &Query{SQL: src, ParamOIDs: tr.paramOIDs()}
 	for _, c := range ti.Columns {
 		out.Source.Columns = append(out.Source.Columns, ResultColumn{Name: c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod})

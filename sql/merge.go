@@ -380,6 +380,9 @@ func TranslateMerge(st *Statement, cat Catalog, declaredParams []uint32, describ
 		branches = append(branches, fmt.Sprintf("SELECT %s, %s%s FROM %s WHERE %s", mergeClause, rid, nulls, mergeCTE, cond))
 	}
 	src := fmt.Sprintf("WITH %s AS MATERIALIZED (%s) %s", mergeCTE, innerSQL, strings.Join(branches, " UNION ALL "))
+	if err := tr.checkUnknownParams(); err != nil {
+		return nil, err
+	}
 	out.Source = &Query{SQL: src, ParamOIDs: tr.paramOIDs()}
 	return out, nil
 }

@@ -218,6 +218,9 @@ func TranslateModify(stmt *pg_query.Node, cat Catalog, declaredParams []uint32) 
 	} else {
 		src = fmt.Sprintf("SELECT %s, %s FROM (%s) AS __bsdb_src", quoteIdent(RowIDFile), quoteIdent(RowIDPos), srcSQL)
 	}
+	if err := tr.checkUnknownParams(); err != nil {
+		return nil, err
+	}
 	out.Source = &Query{SQL: src, ParamOIDs: tr.paramOIDs()}
 	for _, r := range returning {
 		if err := checkNoAggWindow(r, "RETURNING"); err != nil {

@@ -29,8 +29,8 @@ import (
 //
 // A parameter that the statement never references and the client did not
 // declare has no type at all: 42P18 "could not determine data type of
-// parameter $1" (checkParamGaps; PostgreSQL also says so for a referenced
-// parameter no context types, as in $1 IS NULL, where we take text).
+// parameter $1" (checkParamGaps), and so is a parameter whose only
+// references leave it untyped, as in $1 IS NULL (checkUnknownParams).
 
 // notePendingParam records a bare $n of a select list that has no type
 // yet; resolveTargetParams settles it when the SELECT is done.
@@ -76,6 +76,24 @@ func (tr *translator) checkParamGaps(tree *pg_query.Node) error {
 		if !used[i] && (i > len(tr.declared) || tr.declared[i-1] == 0) {
 			return pgerr.New(pgerr.IndeterminateDatatype, "could not determine data type of parameter $%d", i)
 		}
+	}
+	return nil
+}
+
+// checkUnknownParams is PostgreSQL's check of the parameters referenced
+// where nothing gives them a type (the argument of IS [NOT] NULL), while
+// they had none yet: still untyped at the end, 42P18 "could not determine
+// data type of parameter $n" (exec_parse_message, no position); typed by
+// a later reference, the earlier one keeps "unknown" and PostgreSQL's
+// check_parameter_resolution_walker reports 42P08 with the same message
+// at that reference.
+func (tr *translator) checkUnknownParams() error {
+	for _, p := range tr.unknownParams {
+		n := int(p.Number)
+		if !tr.paramType(n).known() {
+			return pgerr.New(pgerr.IndeterminateDatatype, "could not determine data type of parameter $%d", n)
+		}
+		return withLocation(pgerr.New(pgerr.AmbiguousParameter, "could not determine data type of parameter $%d", n), p.Location)
 	}
 	return nil
 }

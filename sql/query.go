@@ -124,6 +124,9 @@ type translator struct {
 	// paramNodes are the $n references not already under an explicit
 	// cast; castParams wraps them (no second walk of the tree).
 	paramNodes []*pg_query.Node
+	// unknownParams: parameters referenced where no context types them
+	// ($1 IS NULL) while they had no type yet (checkUnknownParams).
+	unknownParams []*pg_query.ParamRef
 	// numDivs are numeric divisions (node -> dividend, divisor) that
 	// exactDivisions may give PostgreSQL's value-dependent scale.
 	numDivs map[*pg_query.Node][2]*pg_query.Node
@@ -254,6 +257,9 @@ func (tr *translator) finish(n *pg_query.Node, cols []colInfo) (*Query, error) {
 	inlined := tr.inlineParams(n)
 	if !inlined {
 		tr.castParams()
+	}
+	if err := tr.checkUnknownParams(); err != nil {
+		return nil, err
 	}
 	usesClock := tr.rewriteClock(n)
 	tr.settleRaw()
