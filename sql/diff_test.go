@@ -216,6 +216,19 @@ var diffCases = []diffCase{
 	{name: "undefined_table", q: "SELECT * FROM nosuch"},
 	{name: "ambiguous_column", q: "SELECT id FROM nums, tags"},
 	{name: "grouping_error", q: "SELECT g, i FROM nums GROUP BY g", codeOnly: true},
+	// An empty select list (rows of no column).
+	{name: "select_no_columns", q: "SELECT FROM nums WHERE id > 1"},
+	{name: "exists_no_columns", q: "SELECT id FROM nums n WHERE EXISTS (SELECT FROM nums m WHERE m.id = n.id + 1) ORDER BY id"},
+	{name: "union_no_columns", q: "SELECT FROM nums UNION ALL SELECT FROM nums WHERE id = 1"},
+	{name: "count_no_columns", q: "SELECT count(*) FROM (SELECT FROM nums) s"},
+	// Errors the engine raises in its own words, in PostgreSQL's.
+	{name: "atanh_range", q: "SELECT atanh(float8 'infinity')"},
+	{name: "log_base_one", q: "SELECT log(1.0, 12.34)"},
+	{name: "abs_int8_min", q: "SELECT abs('-9223372036854775808'::int8)"},
+	{name: "abs_int4_min", q: "SELECT abs((-2147483648)::int4)"},
+	{name: "abs_int2_min", q: "SELECT abs((-32768)::int2)"},
+	{name: "range_two_keys", q: "SELECT sum(i) OVER (ORDER BY id, i RANGE BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM nums", codeOnly: true},
+	{name: "range_negative", q: "SELECT sum(i) OVER (ORDER BY id RANGE BETWEEN -1 PRECEDING AND 1 FOLLOWING) FROM nums"},
 }
 
 func TestDifferential(t *testing.T) {

@@ -242,6 +242,30 @@ var errRules = []errRule{
 	{re: regexp.MustCompile(`Type with name "?(\w+)"? does not exist`), fn: func(m []string, _ string) *pgerr.Error {
 		return pgerr.New(pgerr.FeatureNotSupported, "type %s is not supported", m[1])
 	}},
+	// Errors of DuckDB's functions and windows, in PostgreSQL's words.
+	{re: regexp.MustCompile(`ATANH is undefined outside \[-1,1\]`), fn: func(m []string, _ string) *pgerr.Error {
+		return pgerr.New(pgerr.NumericValueOutOfRange, "input is out of range")
+	}},
+	{re: regexp.MustCompile(`divison by zero in based logarithm`), fn: func(m []string, _ string) *pgerr.Error {
+		return pgerr.New(pgerr.DivisionByZero, "division by zero")
+	}},
+	// abs of the most negative value: its width names the type.
+	{re: regexp.MustCompile(`Overflow on abs\((-\d+)\)`), fn: func(m []string, _ string) *pgerr.Error {
+		t := "bigint"
+		switch m[1] {
+		case "-32768":
+			t = "smallint"
+		case "-2147483648":
+			t = "integer"
+		}
+		return pgerr.New(pgerr.NumericValueOutOfRange, "%s out of range", t)
+	}},
+	{re: regexp.MustCompile(`RANGE frames must have only one ORDER BY expression`), fn: func(m []string, _ string) *pgerr.Error {
+		return pgerr.New(pgerr.WindowingError, "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column")
+	}},
+	{re: regexp.MustCompile(`Invalid (?:RANGE|ROWS|GROUPS) (?:PRECEDING|FOLLOWING) value`), fn: func(m []string, _ string) *pgerr.Error {
+		return pgerr.New("22013", "invalid preceding or following size in window function")
+	}},
 	{re: regexp.MustCompile(`^Parser Error: (.*)`), fn: func(m []string, _ string) *pgerr.Error {
 		return pgerr.New(pgerr.SyntaxError, "%s", m[1])
 	}},
