@@ -201,6 +201,33 @@ func (tr *translator) noteType(n *pg_query.Node, t typ) {
 	tr.nodeTypes[n] = t
 }
 
+// noColumnName names the column that stands in for an empty select list.
+const noColumnName = "__bsdb_nocol"
+
+// fillEmptyTargets gives every SELECT with an empty select list (SELECT
+// FROM t, EXISTS (SELECT FROM t WHERE ...), which PostgreSQL allows and
+// DuckDB refuses) one constant column named noColumnName; at the top of
+// the statement the translation then reports no result column, and the
+// rows go out with none (the value is never read).
+func fillEmptyTargets(root *pg_query.Node) {
+	var fill func(s *pg_query.SelectStmt)
+	fill = func(s *pg_query.SelectStmt) {
+		if s == nil {
+			return
+		}
+		fill(s.Larg) // set operations' branches are not Nodes
+		fill(s.Rarg)
+		if len(s.TargetList) == 0 && len(s.ValuesLists) == 0 && s.Larg == nil && s.Rarg == nil {
+			s.TargetList = []*pg_query.Node{{Node: &pg_query.Node_ResTarget{ResTarget: &pg_query.ResTarget{
+				Name: noColumnName, Val: pg_query.MakeAConstIntNode(1, -1), Location: -1}}}}
+		}
+	}
+	walkNodes(root, func(x *pg_query.Node) bool {
+		fill(x.GetSelectStmt())
+		return true
+	})
+}
+
 // placeholder returns the relation name standing in for subst[i] until the
 // deparsed text is patched.
 func placeholder(i int) string { return fmt.Sprintf("__bsdb_rel_%d__", i) }
@@ -226,6 +253,7 @@ func TranslateQueryArgs(stmt *pg_query.Node, cat Catalog, declaredParams []uint3
 	tr.values = values
 	n := proto.Clone(stmt).(*pg_query.Node)
 	tr.noColumns = !readsColumns(n.ProtoReflect())
+	fillEmptyTargets(n)
 	if rewriteSystem(n) {
 		if p, ok := cat.(SystemPreparer); ok {
 			if err := p.PrepareSystem(); err != nil {
@@ -236,6 +264,9 @@ func TranslateQueryArgs(stmt *pg_query.Node, cat Catalog, declaredParams []uint3
 	cols, err := tr.selectStmt(n.GetSelectStmt(), nil)
 	if err != nil {
 		return nil, err
+	}
+	if len(cols) == 1 && cols[0].name == noColumnName {
+		cols = cols[:0] // SELECT FROM t: rows of no column
 	}
 	if err := tr.checkParamGaps(stmt); err != nil {
 		return nil, err
