@@ -242,6 +242,12 @@ var errRules = []errRule{
 	{re: regexp.MustCompile(`Type with name "?(\w+)"? does not exist`), fn: func(m []string, _ string) *pgerr.Error {
 		return pgerr.New(pgerr.FeatureNotSupported, "type %s is not supported", m[1])
 	}},
+	// The driver cannot read a struct with unnamed fields: a row value
+	// (anonymous record) that reached the select list through a subquery,
+	// VALUES or a set operation (names.go refuses the direct form).
+	{re: regexp.MustCompile(`database/sql/driver: API error: empty name`), fn: func(m []string, _ string) *pgerr.Error {
+		return pgerr.New(pgerr.FeatureNotSupported, "row values in the select list are not supported")
+	}},
 	// Errors of DuckDB's functions and windows, in PostgreSQL's words.
 	{re: regexp.MustCompile(`ATANH is undefined outside \[-1,1\]`), fn: func(m []string, _ string) *pgerr.Error {
 		return pgerr.New(pgerr.NumericValueOutOfRange, "input is out of range")
