@@ -100,7 +100,12 @@ func macros(f Facts) []string {
 			desc, catalogOID("c"), fmt.Sprintf("coalesce(TRY_CAST(o AS BIGINT), (SELECT min(_mf.oid) FROM %s _mf WHERE _mf.regproc = CAST(o AS VARCHAR)))", pfmt))},
 		{"col_description", "(o, n) AS CAST(NULL AS VARCHAR)"},
 		{"shobj_description", fmt.Sprintf("(o, c) AS (SELECT description FROM %s _md WHERE _md.objoid = o AND _md.classoid = %s LIMIT 1)", shdesc, catalogOID("c"))},
-		{"pg_get_indexdef", fmt.Sprintf("(o) AS (SELECT def FROM %[1]s _md WHERE _md.oid = o), (o, c, p) AS (SELECT def FROM %[1]s _md WHERE _md.oid = o)", defs)},
+		// Pretty (p): a partial index's predicate without its outer
+		// parentheses, the table's schema only when it is not visible.
+		{"pg_get_indexdef", fmt.Sprintf(`(o) AS (SELECT def FROM %[1]s _md WHERE _md.oid = o),
+			(o, c, p) AS (SELECT CASE WHEN p THEN regexp_replace(CASE WHEN o IN (SELECT _mv.oid FROM %[2]s _mv)
+				THEN regexp_replace(def, ' ON ("[^"]*"|[^ ."]+)\.', ' ON ') ELSE def END, ' WHERE \((.*)\)$', ' WHERE \1') ELSE def END
+				FROM %[1]s _md WHERE _md.oid = o)`, defs, vis)},
 		{"pg_get_constraintdef", fmt.Sprintf("(o) AS (SELECT def FROM %[1]s _md WHERE _md.oid = o), (o, p) AS (SELECT def FROM %[1]s _md WHERE _md.oid = o)", defs)},
 		{"has_function_privilege", "(a, b) AS true, (a, b, c) AS true"},
 		{"has_sequence_privilege", "(a, b) AS true, (a, b, c) AS true"},

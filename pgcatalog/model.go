@@ -103,6 +103,26 @@ type Table struct {
 	// is ViewDef; false: a table.
 	View    bool
 	ViewDef string
+	// Indexes are the table's indexes other than its primary key's.
+	Indexes []Index
+}
+
+// Index is an index of a table (relkind 'i').
+type Index struct {
+	OID  uint32
+	Name string
+	// AM is the access method's OID (pg_am); Def is pg_get_indexdef's
+	// text; Keys are the key columns' attnums (0 for an expression) and
+	// KeyNames their names (pg_attribute of the index).
+	AM  uint32
+	Def string
+	// Keys hold the INCLUDE columns after the NKeys key columns.
+	Keys     []int64
+	NKeys    int
+	Options  []int64 // indoption of the key columns
+	KeyNames []string
+	KeyTypes []uint32
+	Pred     bool // a partial index (indpred is not null)
 }
 
 // Column is one column of a table.

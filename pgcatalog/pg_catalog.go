@@ -265,9 +265,12 @@ func classRows(s *Snapshot, _ *Facts) [][]any {
 			rows = append(rows, row(t.OID, t.Name, ns, tableOwner(t), 0, "v", len(t.Columns), false, aclArray(t.ACL)))
 			continue
 		}
-		rows = append(rows, row(t.OID, t.Name, ns, tableOwner(t), OIDHeapAM, "r", len(t.Columns), len(t.PrimaryKey) > 0, aclArray(t.ACL)))
+		rows = append(rows, row(t.OID, t.Name, ns, tableOwner(t), OIDHeapAM, "r", len(t.Columns), len(t.PrimaryKey) > 0 || len(t.Indexes) > 0, aclArray(t.ACL)))
 		if len(t.PrimaryKey) > 0 {
 			rows = append(rows, row(PKIndexOID(t.OID), pkName(t), ns, tableOwner(t), OIDBtreeAM, "i", len(t.PrimaryKey), false, nil))
+		}
+		for _, x := range t.Indexes {
+			rows = append(rows, row(x.OID, x.Name, ns, tableOwner(t), int64(x.AM), "i", len(x.Keys), false, nil))
 		}
 	}
 	rows = append(rows, sequenceClassRows(s, row)...)
@@ -293,6 +296,15 @@ func attributeRows(s *Snapshot, _ *Facts) [][]any {
 			rows = append(rows, []any{int64(t.OID), c.Name, int64(c.TypeOID), int32(-1), int16(length), int16(i + 1),
 				ndims, int32(-1), c.TypeMod, byval, align, storage, "", c.NotNull, c.Default != "" && c.Identity == "", false, c.Identity, "",
 				false, true, int32(0), coll, nil, nil, nil, nil})
+		}
+		for _, x := range t.Indexes {
+			for i, name := range x.KeyNames {
+				typ := x.KeyTypes[i]
+				length, byval, align, storage, coll, _ := typeFacts(typ)
+				rows = append(rows, []any{int64(x.OID), name, int64(typ), int32(-1), int16(length),
+					int16(i + 1), int32(0), int32(-1), int32(-1), byval, align, storage, "", false, false, false, "", "",
+					false, true, int32(0), coll, nil, nil, nil, nil})
+			}
 		}
 		for i, k := range t.PrimaryKey {
 			for _, c := range t.Columns {
@@ -363,12 +375,21 @@ func constraintRows(s *Snapshot, _ *Facts) [][]any {
 func indexRows(s *Snapshot, _ *Facts) [][]any {
 	var rows [][]any
 	for _, t := range sortedTables(s.Tables) {
+		for _, x := range t.Indexes {
+			n, nkey := int16(len(x.Keys)), int16(x.NKeys)
+			var pred any
+			if x.Pred {
+				pred = "" // not null: a partial index
+			}
+			rows = append(rows, []any{int64(x.OID), int64(t.OID), n, nkey, false, false, false, false, true, false,
+				true, false, true, true, false, x.Keys, nil, nil, x.Options, nil, pred})
+		}
 		if len(t.PrimaryKey) == 0 {
 			continue
 		}
 		n := int16(len(t.PrimaryKey))
 		rows = append(rows, []any{int64(PKIndexOID(t.OID)), int64(t.OID), n, n, true, false, true, false, true, false,
-			true, false, true, true, false, keyNums(t), nil, nil, nil, nil, nil})
+			true, false, true, true, false, keyNums(t), nil, nil, make([]int64, len(t.PrimaryKey)), nil, nil})
 	}
 	return rows
 }
@@ -418,6 +439,9 @@ func indexesRows(s *Snapshot, _ *Facts) [][]any {
 		if len(t.PrimaryKey) > 0 {
 			rows = append(rows, []any{t.Schema, t.Name, pkName(t), nil, indexDef(t)})
 		}
+		for _, x := range t.Indexes {
+			rows = append(rows, []any{t.Schema, t.Name, x.Name, nil, x.Def})
+		}
 	}
 	return rows
 }
@@ -431,6 +455,9 @@ func defRows(s *Snapshot, _ *Facts) [][]any {
 		if len(t.PrimaryKey) > 0 {
 			rows = append(rows, []any{int64(PKIndexOID(t.OID)), indexDef(t)})
 			rows = append(rows, []any{int64(PKConstraintOID(t.OID)), "PRIMARY KEY (" + quoteList(t.PrimaryKey) + ")"})
+		}
+		for _, x := range t.Indexes {
+			rows = append(rows, []any{int64(x.OID), x.Def})
 		}
 	}
 	return rows
@@ -449,6 +476,12 @@ func visibleRows(s *Snapshot, _ *Facts) [][]any {
 				if len(t.PrimaryKey) > 0 && !seen[pkName(t)] {
 					seen[pkName(t)] = true
 					rows = append(rows, []any{int64(PKIndexOID(t.OID))})
+				}
+				for _, x := range t.Indexes {
+					if !seen[x.Name] {
+						seen[x.Name] = true
+						rows = append(rows, []any{int64(x.OID)})
+					}
 				}
 			}
 		}

@@ -80,6 +80,15 @@ func (s *session) planCreateTable(ctx context.Context, st *bsql.Statement) (plan
 		if err := s.requireSchema(ctx, a, id.Schema, acl.Create); err != nil {
 			return pgerr.WithPositionIfNone(err, loc)
 		}
+		if ix, err := s.indexHasName(ctx, id); err != nil {
+			return err
+		} else if ix {
+			// An index has the name (index.go): relations share it.
+			if ct.IfNotExists {
+				return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.DuplicateTable, Message: fmt.Sprintf("relation \"%s\" already exists, skipping", ct.Name)})
+			}
+			return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", ct.Name)
+		}
 		if sq, err := s.b.seqs().Lookup(ctx, id); err != nil {
 			return err
 		} else if sq != nil {

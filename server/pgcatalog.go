@@ -166,9 +166,11 @@ func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, err
 		if a != nil && !a.super() {
 			pt.Restricted, pt.Privileges = true, a.holds(acl.Table, e.Owner, e.ACL)
 		}
-		for _, c := range tableInfo(t).Columns {
+		info := tableInfo(t)
+		for _, c := range info.Columns {
 			pt.Columns = append(pt.Columns, pgcatalog.Column{Name: c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod, NotNull: c.NotNull, Default: c.Default, Identity: c.Identity})
 		}
+		pt.Indexes = pgIndexes(&e, info.Columns) // index.go
 		snap.Tables = append(snap.Tables, pt)
 	}
 	if err := s.snapshotSequences(ctx, snap, rs); err != nil {

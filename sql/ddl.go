@@ -431,3 +431,11 @@ func TranslateDropDatabase(stmt *pg_query.Node) (*DropDatabase, error) {
 	}
 	return &DropDatabase{Name: s.Dbname, IfExists: s.MissingOk}, nil
 }
+
+// DeparseExpr returns the PostgreSQL text of an expression (an index key,
+// a predicate).
+func DeparseExpr(n *pg_query.Node) (string, error) { return deparseExpr(n) }
+
+// ColumnNameOf is the name PostgreSQL gives a select-list column computed
+// by n (FigureColname): a column's or function's name, else "?column?".
+func ColumnNameOf(n *pg_query.Node) string { return pgColumnName(n) }

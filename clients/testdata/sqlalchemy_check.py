@@ -76,3 +76,16 @@ except sa.exc.ProgrammingError as e:  # reflection: as above
     print("read_sql_table: unavailable:", e.orig.pgcode, str(e.orig).splitlines()[0])
 chunks = list(pd.read_sql("SELECT k FROM pd_t ORDER BY k", engine, chunksize=4))
 print("chunks:", [len(c) for c in chunks])
+# to_sql's default index=True writes the index column and CREATE INDEX;
+# replace drops and recreates both; reflection reads the index back.
+df.to_sql("pd_i", engine)
+df.to_sql("pd_i", engine, if_exists="replace", index_label="idx")
+df.to_sql("pd_i", engine, if_exists="append", index_label="idx")
+print("to_sql index:", pd.read_sql("SELECT * FROM pd_i ORDER BY idx, k", engine).values.tolist())
+print("indexes pd_i:", sa.inspect(engine).get_indexes("pd_i"))
+imd = sa.MetaData()
+sa.Table("sa_ix", imd, sa.Column("id", sa.Integer, primary_key=True), sa.Column("name", sa.String(20), index=True),
+         sa.Index("sa_ix_multi", "name", "id"))
+imd.create_all(engine)
+print("indexes sa_ix:", sorted(sa.inspect(engine).get_indexes("sa_ix"), key=lambda i: i["name"]))
+imd.drop_all(engine)

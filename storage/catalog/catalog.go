@@ -73,6 +73,42 @@ type Entry struct {
 	// SchemaKeyDropped: the key of the table's schema was dropped (ALTER
 	// TABLE ... DROP CONSTRAINT); the table has none unless PrimaryKey.
 	SchemaKeyDropped bool `json:"schema_key_dropped,omitempty"`
+	// Indexes are the table's indexes (CREATE INDEX), in creation order.
+	// They are recorded for the catalogs, psql, pg_dump and migration
+	// tools; queries and writes do not use them.
+	Indexes []IndexDef `json:"indexes,omitempty"`
+}
+
+// IndexDef is an index of a table. Part of the on-disk format.
+type IndexDef struct {
+	Name string `json:"name"`
+	// OID is the index's relation OID (pg_class.oid, pg_index.indexrelid).
+	OID uint32 `json:"oid"`
+	// Method is the access method: btree, hash, gist, gin, brin, spgist.
+	Method string `json:"method"`
+	// Keys are the key columns, in order; Include the INCLUDE columns.
+	Keys    []IndexKey `json:"keys"`
+	Include []string   `json:"include,omitempty"`
+	// Where is the predicate of a partial index, PostgreSQL text.
+	Where string `json:"where,omitempty"`
+}
+
+// IndexKey is one key of an index: a column, or an expression (PostgreSQL
+// text), with its ordering options as written ("DESC", "NULLS FIRST", ...).
+type IndexKey struct {
+	Column  string `json:"column,omitempty"`
+	Expr    string `json:"expr,omitempty"`
+	Options string `json:"options,omitempty"`
+}
+
+// IndexNamed returns the index of e named name, or nil.
+func (e *Entry) IndexNamed(name string) *IndexDef {
+	for i := range e.Indexes {
+		if e.Indexes[i].Name == name {
+			return &e.Indexes[i]
+		}
+	}
+	return nil
 }
 
 // EffectiveKey is the table's primary key given the one of its schema

@@ -1,0 +1,416 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/bsdb/bsdb-pg/pgcatalog"
+	"github.com/bsdb/bsdb-pg/pgerr"
+	bsql "github.com/bsdb/bsdb-pg/sql"
+	"github.com/bsdb/bsdb-pg/storage/catalog"
+)
+
+// CREATE INDEX and DROP INDEX.
+//
+// An index is recorded in its table's catalog entry (catalog.IndexDef):
+// pg_class (relkind 'i'), pg_index, pg_indexes, pg_attribute,
+// pg_get_indexdef, psql's \d and \di, pg_dump and the drivers' metadata
+// show it, so that migrations, ORMs (pandas' to_sql index, SQLAlchemy's
+// Index, Django's db_index) and schema dumps run unchanged. It has no
+// effect on queries or writes: the tables are columnar Parquet files read
+// by scans that prune on per-file and per-row-group statistics, and the
+// bounded native cache. A UNIQUE index would have to enforce uniqueness,
+// which is not built yet, so CREATE UNIQUE INDEX is refused (0A000)
+// rather than recorded as a promise that is not kept.
+
+// indexAMs maps the access methods PostgreSQL 15 has to their pg_am OIDs.
+var indexAMs = map[string]uint32{"btree": 403, "hash": 405, "gist": 783, "gin": 2742, "spgist": 4000, "brin": 3580}
+
+// planIndex plans CREATE INDEX and DROP INDEX; ok is false for any other
+// statement.
+func (s *session) planIndex(st *bsql.Statement) (p plan, ok bool, err error) {
+	switch n := st.Tree.GetNode().(type) {
+	case *pg_query.Node_IndexStmt:
+		is := n.IndexStmt
+		if err := s.ddlAllowed("CREATE INDEX"); err != nil {
+			return nil, true, err
+		}
+		return tagOnly("CREATE INDEX", func(ctx context.Context) error { return s.createIndex(ctx, is) }), true, nil
+	case *pg_query.Node_DropStmt:
+		if n.DropStmt.RemoveType != pg_query.ObjectType_OBJECT_INDEX {
+			return nil, false, nil
+		}
+		ds := n.DropStmt
+		if err := s.ddlAllowed("DROP INDEX"); err != nil {
+			return nil, true, err
+		}
+		return tagOnly("DROP INDEX", func(ctx context.Context) error { return s.dropIndexes(ctx, ds) }), true, nil
+	}
+	return nil, false, nil
+}
+
+func (s *session) createIndex(ctx context.Context, is *pg_query.IndexStmt) error {
+	rv := is.Relation
+	switch {
+	case is.Unique || is.Primary || is.Isconstraint:
+		return pgerr.New(pgerr.FeatureNotSupported, "unique indexes are not supported").
+			WithHint("Uniqueness is not enforced here; a plain CREATE INDEX is recorded.")
+	case is.ExcludeOpNames != nil:
+		return pgerr.New(pgerr.FeatureNotSupported, "exclusion constraints are not supported")
+	case rv.Catalogname != "" && rv.Catalogname != s.db:
+		return pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s.%s.%s", rv.Catalogname, rv.Schemaname, rv.Relname)
+	}
+	method := strings.ToLower(is.AccessMethod)
+	if method == "" {
+		method = "btree"
+	}
+	if _, known := indexAMs[method]; !known {
+		return pgerr.New(pgerr.UndefinedObject, "access method \"%s\" does not exist", is.AccessMethod)
+	}
+	if s.tempTable(rv.Schemaname, rv.Relname) != nil {
+		return pgerr.New(pgerr.FeatureNotSupported, "indexes on temporary tables are not supported")
+	}
+	id, a, err := s.lookupTable(ctx, rv.Schemaname, rv.Relname)
+	if err == nil {
+		var o *objSnap
+		if o, err = s.b.sec.table(ctx, id); err == nil && o.view != nil {
+			return pgerr.New("42809", "\"%s\" is not a table or materialized view", rv.Relname)
+		}
+	}
+	if err != nil {
+		if errors.Is(err, catalog.ErrNotFound) {
+			return pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", qualifiedName(rv.Schemaname, rv.Relname))
+		}
+		return err
+	}
+	if err := s.requireTableOwner(ctx, a, id, false); err != nil {
+		return err
+	}
+	t, err := s.eng.Table(ctx, id)
+	if err != nil {
+		return err
+	}
+	def := catalog.IndexDef{Method: method}
+	var colNames []string // for the generated name
+	for _, n := range is.IndexParams {
+		el := n.GetIndexElem()
+		if el == nil {
+			continue
+		}
+		k := catalog.IndexKey{Options: indexKeyOptions(el)}
+		switch {
+		case el.Name != "":
+			if t.Schema.Index(el.Name) < 0 {
+				return pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", el.Name)
+			}
+			k.Column = el.Name
+			colNames = append(colNames, el.Name)
+		case el.Expr != nil:
+			text, err := bsql.DeparseExpr(el.Expr)
+			if err != nil {
+				return err
+			}
+			k.Expr = text
+			name := bsql.ColumnNameOf(el.Expr)
+			if name == "?column?" {
+				name = "expr"
+			}
+			colNames = append(colNames, name)
+		}
+		def.Keys = append(def.Keys, k)
+	}
+	if len(def.Keys) > 32 {
+		return pgerr.New("54011", "cannot use more than 32 columns in an index")
+	}
+	for _, n := range is.IndexIncludingParams {
+		el := n.GetIndexElem()
+		if el == nil || el.Name == "" {
+			return pgerr.New(pgerr.FeatureNotSupported, "expressions are not supported in included columns")
+		}
+		if t.Schema.Index(el.Name) < 0 {
+			return pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", el.Name)
+		}
+		def.Include = append(def.Include, el.Name)
+	}
+	if is.WhereClause != nil {
+		text, err := bsql.DeparseExpr(is.WhereClause)
+		if err != nil {
+			return err
+		}
+		def.Where = text
+	}
+	taken, err := s.relationNames(ctx, id.Schema)
+	if err != nil {
+		return err
+	}
+	def.Name = is.Idxname
+	if def.Name == "" {
+		if def.Name, err = chooseIndexName(id.Name, colNames, func(n string) (bool, error) { return s.nameTaken(ctx, id.Schema, n, taken) }); err != nil {
+			return err
+		}
+	} else if exists, err := s.nameTaken(ctx, id.Schema, def.Name, taken); err != nil {
+		return err
+	} else if exists {
+		if is.IfNotExists {
+			return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.DuplicateTable,
+				Message: fmt.Sprintf("relation \"%s\" already exists, skipping", def.Name)})
+		}
+		return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", def.Name)
+	}
+	if def.OID, err = s.eng.Catalog().AllocOID(ctx); err != nil {
+		return err
+	}
+	return s.b.sec.updateTable(ctx, id, func(e *catalog.Entry) error {
+		if e.IndexNamed(def.Name) != nil {
+			return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", def.Name)
+		}
+		e.Indexes = append(e.Indexes, def)
+		return nil
+	})
+}
+
+// indexOption is pg_index.indoption of a key: 1 DESC, 2 NULLS FIRST
+// (which DESC implies unless NULLS LAST).
+func indexOption(opts string) int64 {
+	var o int64
+	if strings.Contains(opts, "DESC") {
+		o |= 1
+		if !strings.Contains(opts, "NULLS LAST") {
+			o |= 2
+		}
+	} else if strings.Contains(opts, "NULLS FIRST") {
+		o |= 2
+	}
+	return o
+}
+
+// indexKeyOptions is an index key's ordering as pg_get_indexdef prints it:
+// DESC, and NULLS FIRST / LAST where it is not the direction's default.
+func indexKeyOptions(el *pg_query.IndexElem) string {
+	desc := el.Ordering == pg_query.SortByDir_SORTBY_DESC
+	var opts []string
+	if desc {
+		opts = append(opts, "DESC")
+	}
+	switch el.NullsOrdering {
+	case pg_query.SortByNulls_SORTBY_NULLS_FIRST:
+		if !desc {
+			opts = append(opts, "NULLS FIRST")
+		}
+	case pg_query.SortByNulls_SORTBY_NULLS_LAST:
+		if desc {
+			opts = append(opts, "NULLS LAST")
+		}
+	}
+	return strings.Join(opts, " ")
+}
+
+// relationNames returns the names taken in schema sc by relations:
+// tables, views, their indexes and primary keys (sequences: nameTaken).
+func (s *session) relationNames(ctx context.Context, sc string) (map[string]bool, error) {
+	ents, err := s.eng.ListRelations(ctx, s.db)
+	if err != nil {
+		return nil, err
+	}
+	taken := map[string]bool{}
+	for _, e := range ents {
+		if e.ID.Schema != sc {
+			continue
+		}
+		taken[e.ID.Name] = true
+		for _, x := range e.Indexes {
+			taken[x.Name] = true
+		}
+		if t, err := s.eng.Table(ctx, e.ID); err == nil {
+			if key, name := e.EffectiveKey(t.Schema.PrimaryKey); len(key) > 0 {
+				if name == "" {
+					name = e.ID.Name + "_pkey"
+				}
+				taken[name] = true
+			}
+		}
+	}
+	return taken, nil
+}
+
+// indexHasName reports whether an index (or a primary key's) of id's
+// schema is named id.Name.
+func (s *session) indexHasName(ctx context.Context, id catalog.TableID) (bool, error) {
+	_, found, pkey, err := s.findIndex(ctx, []string{id.Schema}, id.Name)
+	return found || pkey, err
+}
+
+// nameTaken reports whether a relation of schema sc (an index included,
+// per taken from relationNames) has the name.
+func (s *session) nameTaken(ctx context.Context, sc, name string, taken map[string]bool) (bool, error) {
+	if taken[name] {
+		return true, nil
+	}
+	return s.relationExists(ctx, catalog.TableID{Database: s.db, Schema: sc, Name: name}) // a sequence
+}
+
+// chooseIndexName is PostgreSQL's ChooseIndexName for an index that is no
+// constraint: table_col1_col2_idx, cut to fit 63 bytes, and numbered
+// (idx1, idx2, ...) until no relation has the name.
+func chooseIndexName(table string, cols []string, taken func(string) (bool, error)) (string, error) {
+	addition := ""
+	for _, c := range cols {
+		if addition != "" {
+			addition += "_"
+		}
+		addition += c
+		if len(addition) >= 63 {
+			break
+		}
+	}
+	for pass := 0; ; pass++ {
+		label := "idx"
+		if pass > 0 {
+			label = fmt.Sprintf("idx%d", pass)
+		}
+		name := makeObjectName(table, addition, label)
+		if t, err := taken(name); err != nil || !t {
+			return name, err
+		}
+	}
+}
+
+func (s *session) dropIndexes(ctx context.Context, ds *pg_query.DropStmt) error {
+	cascade := ds.Behavior == pg_query.DropBehavior_DROP_CASCADE
+	_ = cascade // nothing depends on an index here
+	a, err := s.authz(ctx)
+	if err != nil {
+		return err
+	}
+	for _, obj := range ds.Objects {
+		sc, name, err := s.dropObjectName(obj)
+		if err != nil {
+			return err
+		}
+		var schemas []string
+		if sc != "" {
+			schemas = []string{sc}
+		} else if schemas, err = s.searchPathFor(ctx, a); err != nil {
+			return err
+		}
+		id, found, pkey, err := s.findIndex(ctx, schemas, name)
+		if err != nil {
+			return err
+		}
+		switch {
+		case pkey:
+			return pgerr.New("2BP01", "cannot drop index %s because constraint %s on table %s requires it", name, name, id.Name).
+				WithHint("You can drop constraint %s on table %s instead.", name, id.Name)
+		case !found:
+			if ds.MissingOk {
+				if err := s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.SuccessfulCompletion,
+					Message: fmt.Sprintf("index \"%s\" does not exist, skipping", name)}); err != nil {
+					return err
+				}
+				continue
+			}
+			return pgerr.New(pgerr.UndefinedObject, "index \"%s\" does not exist", name)
+		}
+		ta, err := s.authz(ctx)
+		if err != nil {
+			return err
+		}
+		if err := s.requireTableOwner(ctx, ta, id, true); err != nil {
+			return err
+		}
+		err = s.b.sec.updateTable(ctx, id, func(e *catalog.Entry) error {
+			for i := range e.Indexes {
+				if e.Indexes[i].Name == name {
+					e.Indexes = append(e.Indexes[:i:i], e.Indexes[i+1:]...)
+					return nil
+				}
+			}
+			return pgerr.New(pgerr.UndefinedObject, "index \"%s\" does not exist", name)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// findIndex finds the index name in the first of schemas that has a
+// relation of that name: its table, or pkey when it is a primary key's.
+func (s *session) findIndex(ctx context.Context, schemas []string, name string) (id catalog.TableID, found, pkey bool, err error) {
+	ents, err := s.eng.ListRelations(ctx, s.db)
+	if err != nil {
+		return id, false, false, err
+	}
+	for _, sc := range schemas {
+		for _, e := range ents {
+			if e.ID.Schema != sc {
+				continue
+			}
+			if e.IndexNamed(name) != nil {
+				return e.ID, true, false, nil
+			}
+			if t, terr := s.eng.Table(ctx, e.ID); terr == nil {
+				if key, kn := e.EffectiveKey(t.Schema.PrimaryKey); len(key) > 0 && (kn == name || kn == "" && e.ID.Name+"_pkey" == name) {
+					return e.ID, false, true, nil
+				}
+			}
+		}
+	}
+	return id, false, false, nil
+}
+
+// pgIndexes converts a table's recorded indexes for the catalogs.
+func pgIndexes(e *catalog.Entry, cols []bsql.ColumnInfo) []pgcatalog.Index {
+	var out []pgcatalog.Index
+	for _, x := range e.Indexes {
+		pi := pgcatalog.Index{OID: x.OID, Name: x.Name, AM: indexAMs[x.Method], Pred: x.Where != ""}
+		var keys []string
+		for _, k := range x.Keys {
+			attnum, typ, name := int64(0), uint32(pgcatalog.OIDText), "expr"
+			text := k.Expr
+			if k.Column != "" {
+				name, text = k.Column, quoteIdentIfNeeded(k.Column)
+				for i, c := range cols {
+					if c.Name == k.Column {
+						attnum, typ = int64(i+1), c.TypeOID
+					}
+				}
+			} else if !strings.HasSuffix(text, ")") || strings.ContainsAny(strings.TrimSuffix(text, ")"), " ") {
+				text = "(" + text + ")" // pg_get_indexdef parenthesizes what is no function call
+			}
+			if k.Options != "" {
+				text += " " + k.Options
+			}
+			pi.Options = append(pi.Options, indexOption(k.Options))
+			keys = append(keys, text)
+			pi.Keys, pi.KeyNames, pi.KeyTypes = append(pi.Keys, attnum), append(pi.KeyNames, name), append(pi.KeyTypes, typ)
+		}
+		pi.NKeys = len(pi.Keys)
+		for _, c := range x.Include {
+			for i, col := range cols {
+				if col.Name == c {
+					pi.Keys, pi.KeyNames, pi.KeyTypes = append(pi.Keys, int64(i+1)), append(pi.KeyNames, c), append(pi.KeyTypes, col.TypeOID)
+				}
+			}
+		}
+		d := fmt.Sprintf("CREATE INDEX %s ON %s.%s USING %s (%s)", quoteIdentIfNeeded(x.Name), quoteIdentIfNeeded(e.ID.Schema),
+			quoteIdentIfNeeded(e.ID.Name), x.Method, strings.Join(keys, ", "))
+		if len(x.Include) > 0 {
+			inc := make([]string, len(x.Include))
+			for i, c := range x.Include {
+				inc[i] = quoteIdentIfNeeded(c)
+			}
+			d += " INCLUDE (" + strings.Join(inc, ", ") + ")"
+		}
+		if x.Where != "" {
+			d += " WHERE (" + x.Where + ")"
+		}
+		pi.Def = d
+		out = append(out, pi)
+	}
+	return out
+}
