@@ -281,6 +281,11 @@ func (tr *translator) typeCast(n *pg_query.Node, tc *pg_query.TypeCast, sc *scop
 		}
 		rewriteCall(n, fn, tc.Arg)
 		return t, nil
+	} else if (oid == OIDText || oid == OIDVarchar) && (at.oid == pgtypes.OIDInt2Vector || at.oid == pgtypes.OIDOIDVector) {
+		// int2vector / oidvector -> text: their output is the elements
+		// separated by spaces ("1 2"); the engine's list prints "[1, 2]".
+		rewriteCall(n, "array_to_string", tc.Arg, pg_query.MakeAConstStrNode(" ", -1))
+		return t, nil
 	} else if oid == OIDInt8 && at.oid == OIDRegproc {
 		// regproc::oid (::int8 after rewriteRegCast): the catalogs hold
 		// regproc values as names (pgcatalog's known gap), so the OID is
