@@ -3,10 +3,12 @@
 -- pg_index, pg_indexes, psql's \d and \di), as migrations and tools see them
 --
 -- settings every script fixes, so that the output depends on nothing else
-SET client_min_messages = notice;
+SET client_min_messages = warning;
 SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, MDY';
 SET extra_float_digits = 1;
+-- the notices of IF [NOT] EXISTS are part of what is compared
+SET client_min_messages = notice;
 
 CREATE SCHEMA regress_idx;
 SET search_path = regress_idx;
