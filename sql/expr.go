@@ -1237,10 +1237,10 @@ func checkColumnCase(cr *pg_query.ColumnRef, sc *scope) error {
 	col, rel := names[len(names)-1], ""
 	if len(names) == 2 {
 		rel = names[0]
-	} else {
+	} else if sc.clause == clauseGroupBy || sc.clause == clauseOrderBy {
 		for _, o := range sc.outputs {
 			if o.name == col {
-				return nil // an output column (ORDER BY "Total")
+				return nil // an output column (ORDER BY "Total"), not in WHERE
 			}
 		}
 	}
@@ -1265,12 +1265,28 @@ func checkColumnCase(cr *pg_query.ColumnRef, sc *scope) error {
 			}
 		}
 	}
-	if !seen || fuzzy == "" {
+	if !seen {
 		return nil
 	}
 	what := col
 	if rel != "" {
 		what = rel + "." + col
+	}
+	if fuzzy == "" {
+		// No column of any relation in scope has the name, and every one
+		// of them has known columns: PostgreSQL's 42703, at Parse (the
+		// engine would only say so when the statement runs). A bare name
+		// may still be a relation (a whole-row reference).
+		if rel == "" {
+			for s := sc; s != nil; s = s.parent {
+				for _, r := range s.rels {
+					if r.alias == col {
+						return nil
+					}
+				}
+			}
+		}
+		return withLocation(pgerr.New(pgerr.UndefinedColumn, "column %s does not exist", quoteColumnName(what)), cr.Location)
 	}
 	err := pgerr.New(pgerr.UndefinedColumn, "column %s does not exist", quoteColumnName(what)).
 		WithHint("Perhaps you meant to reference the column \"%s\".", fuzzy)

@@ -16,6 +16,14 @@ func (c sysCat) LookupTable(schema, name string) (*TableInfo, error) {
 		return &TableInfo{Schema: schema, Name: name, FromSQL: "temp.__pgc_class", Columns: []ColumnInfo{
 			{Name: "oid", TypeOID: 26, TypeMod: -1}, {Name: "relname", TypeOID: 19, TypeMod: -1}}}, nil
 	}
+	if schema == "pg_catalog" && name == "pg_index" {
+		return &TableInfo{Schema: schema, Name: name, FromSQL: "temp.__pgc_index", Columns: []ColumnInfo{
+			{Name: "indexrelid", TypeOID: 26, TypeMod: -1}, {Name: "indkey", TypeOID: 22, TypeMod: -1}}}, nil
+	}
+	if schema == "pg_catalog" && name == "pg_attribute" {
+		return &TableInfo{Schema: schema, Name: name, FromSQL: "temp.__pgc_attribute", Columns: []ColumnInfo{
+			{Name: "attrelid", TypeOID: 26, TypeMod: -1}, {Name: "attnum", TypeOID: 21, TypeMod: -1}}}, nil
+	}
 	if schema == "pg_catalog" || schema == "information_schema" {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s.%s\" does not exist", schema, name)
 	}
@@ -58,7 +66,7 @@ func TestSystemRewrites(t *testing.T) {
 		{"SELECT '16384'::oid", `'16384'::"bigint"`, "oid"},
 		{"SELECT relname FROM pg_class WHERE relname OPERATOR(pg_catalog.~) '^(t)$' COLLATE pg_catalog.default", "__bsdb_regexp_like(relname::", "relname"},
 		{"SELECT relname FROM pg_class WHERE relname !~ '^pg_'", "NOT __bsdb_regexp_like(relname::", "relname"},
-		{"SELECT i.indkey[a.n - 1] FROM pg_class i, pg_class a", `indkey[(a.n - 1::"integer") + 1::"integer"]`, "indkey"},
+		{"SELECT i.indkey[a.attnum - 1] FROM pg_index i, pg_attribute a", `indkey[(a.attnum - 1::"integer") + 1::"integer"]`, "indkey"},
 		{"SELECT 1 = ANY(ARRAY[1,2])", "list_contains(ARRAY[", "?column?"},
 	}
 	for _, c := range cases {
