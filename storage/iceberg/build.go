@@ -188,6 +188,21 @@ func (p *Publisher) build(ctx context.Context, h head, m *manifest.Manifest) ([]
 	if err := b.SetSnapshotRef(table.MainBranch, snapID, table.BranchRef); err != nil {
 		return nil, fmt.Errorf("iceberg: set main: %w", err)
 	}
+	if base != nil {
+		// Expire all but the newest p.keep snapshots (the new one among
+		// them): the metadata file's size stays bounded. Their manifests
+		// and data files are not deleted here.
+		var all []int64
+		for _, s := range base.Snapshots() {
+			all = append(all, s.SnapshotID)
+		}
+		all = append(all, snapID)
+		if n := len(all) - p.keep; n > 0 {
+			if err := b.RemoveSnapshots(all[:n], false); err != nil {
+				return nil, fmt.Errorf("iceberg: expire snapshots: %w", err)
+			}
+		}
+	}
 	meta, err := b.Build()
 	if err != nil {
 		return nil, fmt.Errorf("iceberg: build metadata: %w", err)
@@ -224,7 +239,8 @@ func (p *Publisher) builder(base table.Metadata, k int, tableUUID uuid.UUID, sc 
 			func() error { return b.SetDefaultSpecID(-1) },
 			func() error { return b.SetLoc(p.store.URI(p.prefix)) },
 			func() error {
-				return b.SetProperties(ice.Properties{"write.parquet.compression-codec": "zstd"})
+				return b.SetProperties(ice.Properties{"write.parquet.compression-codec": "zstd",
+					table.MetadataPreviousVersionsMaxKey: strconv.Itoa(p.keep), table.MetadataDeleteAfterCommitEnabledKey: "true"})
 			},
 		}
 		for _, s := range steps {
@@ -237,6 +253,13 @@ func (p *Publisher) builder(base table.Metadata, k int, tableUUID uuid.UUID, sc 
 	b, err := table.MetadataBuilderFromBase(base, p.store.URI(p.MetadataKey(k)))
 	if err != nil {
 		return nil, wrap(err)
+	}
+	if keep := strconv.Itoa(p.keep); base.Properties()[table.MetadataPreviousVersionsMaxKey] != keep {
+		// A table published before the bound (or with another one).
+		if err := b.SetProperties(ice.Properties{table.MetadataPreviousVersionsMaxKey: keep,
+			table.MetadataDeleteAfterCommitEnabledKey: "true"}); err != nil {
+			return nil, wrap(err)
+		}
 	}
 	if cur := b.CurrentSchema(); cur == nil || !sameFields(cur, sc) {
 		if err := b.AddSchema(sc); err != nil {

@@ -32,11 +32,32 @@ var ErrTooManyAttempts = errors.New("iceberg: too many lost compare-and-swap att
 type Publisher struct {
 	store  objstore.Store
 	prefix string // table prefix, no trailing slash
+	// keep is how many snapshots (and earlier metadata files) a metadata
+	// file lists; see KeepSnapshots.
+	keep int
 }
+
+// KeepSnapshots is how many snapshots each metadata file keeps (the
+// newest; older ones are expired), and how many earlier metadata files
+// its metadata log lists and the table directory keeps (older ones are
+// deleted once a newer version is published). Without a bound, every
+// metadata file repeated the table's whole history: a table committed
+// every few seconds wrote megabytes per commit after a day. It is
+// Iceberg's write.metadata.previous-versions-max (default 100) and the
+// history other engines can time-travel to.
+const KeepSnapshots = 100
 
 // NewPublisher publishes under tablePrefix/metadata/.
 func NewPublisher(store objstore.Store, tablePrefix string) *Publisher {
-	return &Publisher{store: store, prefix: strings.TrimSuffix(tablePrefix, "/")}
+	return &Publisher{store: store, prefix: strings.TrimSuffix(tablePrefix, "/"), keep: KeepSnapshots}
+}
+
+// WithKeep returns a copy of p that keeps n snapshots and metadata files
+// instead of KeepSnapshots (n >= 1; for tests).
+func (p *Publisher) WithKeep(n int) *Publisher {
+	q := *p
+	q.keep = max(1, n)
+	return &q
 }
 
 // MetadataKey is the key of metadata version k.
@@ -114,6 +135,7 @@ func (p *Publisher) Publish(ctx context.Context, m *manifest.Manifest) (string, 
 				return "", err
 			}
 			crash.Point(crash.CommitAfterHint)
+			p.deleteExpiredMetadata(ctx, next)
 			return key, nil
 		case errors.Is(err, objstore.ErrExists):
 			backoff(attempt)
@@ -124,6 +146,16 @@ func (p *Publisher) Publish(ctx context.Context, m *manifest.Manifest) (string, 
 		}
 	}
 	return "", fmt.Errorf("%w: publish manifest v%d", ErrTooManyAttempts, m.Version)
+}
+
+// deleteExpiredMetadata deletes the metadata file that version next's
+// metadata log no longer lists (Iceberg's delete-after-commit): v(next -
+// keep - 1). Best effort: one that is left (a crash, an error) stays an
+// orphan for the table's orphan cleanup.
+func (p *Publisher) deleteExpiredMetadata(ctx context.Context, next int) {
+	if old := next - p.keep - 1; old >= 1 {
+		_ = p.store.Delete(ctx, p.MetadataKey(old))
+	}
 }
 
 // Latest returns the newest metadata version and its key; (0, "", nil) when

@@ -456,3 +456,70 @@ func TestPublishAfterTheWarehouseMoved(t *testing.T) {
 		t.Fatalf("files of the current snapshot:\n%v\nwant\n%v", got, want)
 	}
 }
+
+// TestHistoryIsBounded: however many versions are published, a metadata
+// file lists at most keep snapshots and keep earlier metadata files, the
+// older metadata files are deleted, and the head stays readable by
+// iceberg-go with its current snapshot's files. (Before the bound, every
+// metadata file held every snapshot: its size grew with each commit.)
+func TestHistoryIsBounded(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := objstore.NewLocal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const keep, n = 5, 23
+	pub := iceberg.NewPublisher(st, "db/s/t").WithKeep(keep)
+	var sizes []int
+	for _, m := range chain(n) {
+		key, err := pub.Publish(ctx, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _, err := st.Get(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes = append(sizes, len(data))
+	}
+	k, key, err := pub.Latest(ctx)
+	if err != nil || k != n {
+		t.Fatalf("latest: v%d %v, want v%d", k, err, n)
+	}
+	meta := loadMeta(t, st, key)
+	snaps := meta.Snapshots()
+	if len(snaps) != keep {
+		t.Errorf("%d snapshots in the head, want %d", len(snaps), keep)
+	}
+	checkHistory(t, meta)
+	if cur := meta.CurrentSnapshot(); cur == nil || manifestVersionOf(cur) != n {
+		t.Fatalf("current snapshot %v, want manifest v%d", cur, n)
+	}
+	if got := len(slicesCollect(meta.PreviousFiles())); got != keep {
+		t.Errorf("metadata log of %d entries, want %d", got, keep)
+	}
+	for v := 1; v <= n; v++ {
+		_, _, err := st.Get(ctx, pub.MetadataKey(v))
+		if want := v >= n-keep; (err == nil) != want {
+			t.Errorf("metadata v%d: present %v, want %v (%v)", v, err == nil, want, err)
+		}
+	}
+	// The size stops growing once the history is full.
+	if last, full := sizes[n-1], sizes[2*keep]; last > full+full/10 {
+		t.Errorf("metadata grew from %d bytes (v%d) to %d (v%d) with a bounded history", full, 2*keep+1, last, n)
+	}
+	// iceberg-go reads the head: the current snapshot lists every file.
+	loc := st.URI(key)
+	tbl, err := table.NewFromLocation(ctx, table.Identifier{"db", "t"}, loc, iceio.LoadFSFunc(nil, loc), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks, err := tbl.Scan().PlanFiles(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tasks) != n-1 {
+		t.Errorf("scan plans %d files, want %d", len(tasks), n-1)
+	}
+}
