@@ -21,18 +21,22 @@ import (
 // publishing m on top of head h, and returns the encoded metadata v{h.k+1}.
 // The Avro files get fresh unique names, so a build for a lost race leaves
 // only orphans (never overwrites anything a published snapshot references).
-func (p *Publisher) build(ctx context.Context, h head, m *manifest.Manifest) ([]byte, error) {
+//
+// It also returns the manifest lists of the snapshots it expired: their
+// files are deleted once the metadata is published (a snapshot's
+// manifests are its own: this publisher never reuses one).
+func (p *Publisher) build(ctx context.Context, h head, m *manifest.Manifest) (_ []byte, expired []string, _ error) {
 	tableUUID, err := uuid.Parse(m.TableUUID)
 	if err != nil {
-		return nil, fmt.Errorf("iceberg: manifest v%d: table uuid %q: %w", m.Version, m.TableUUID, err)
+		return nil, nil, fmt.Errorf("iceberg: manifest v%d: table uuid %q: %w", m.Version, m.TableUUID, err)
 	}
 	sc, err := IcebergSchema(&m.Schema, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	base := h.meta
 	if base != nil && base.TableUUID() != tableUUID {
-		return nil, fmt.Errorf("iceberg: %s belongs to table %s, manifest is of table %s",
+		return nil, nil, fmt.Errorf("iceberg: %s belongs to table %s, manifest is of table %s",
 			p.MetadataKey(h.k), base.TableUUID(), tableUUID)
 	}
 	if base != nil && base.Location() != p.store.URI(p.prefix) {
@@ -45,7 +49,7 @@ func (p *Publisher) build(ctx context.Context, h head, m *manifest.Manifest) ([]
 	}
 	b, err := p.builder(base, h.k, tableUUID, sc)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cur := b.CurrentSchema()
 
@@ -60,7 +64,7 @@ func (p *Publisher) build(ctx context.Context, h head, m *manifest.Manifest) ([]
 			id := ps.SnapshotID
 			parent = &id
 			if prev, err = p.liveEntries(ctx, ps); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
@@ -97,7 +101,7 @@ func (p *Publisher) build(ctx context.Context, h head, m *manifest.Manifest) ([]
 				return nil
 			})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		manifests = append(manifests, mf)
 	}
@@ -133,7 +137,7 @@ func (p *Publisher) build(ctx context.Context, h head, m *manifest.Manifest) ([]
 				return nil
 			})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		manifests = append(manifests, mf)
 	}
@@ -142,16 +146,16 @@ func (p *Publisher) build(ctx context.Context, h head, m *manifest.Manifest) ([]
 	var lbuf bytes.Buffer
 	lw, err := ice.NewManifestListWriterV2(&lbuf, snapID, seq, parent)
 	if err != nil {
-		return nil, fmt.Errorf("iceberg: manifest list: %w", err)
+		return nil, nil, fmt.Errorf("iceberg: manifest list: %w", err)
 	}
 	if err := lw.AddManifests(manifests); err != nil {
-		return nil, fmt.Errorf("iceberg: manifest list: %w", err)
+		return nil, nil, fmt.Errorf("iceberg: manifest list: %w", err)
 	}
 	if err := lw.Close(); err != nil {
-		return nil, fmt.Errorf("iceberg: manifest list: %w", err)
+		return nil, nil, fmt.Errorf("iceberg: manifest list: %w", err)
 	}
 	if err := p.store.Put(ctx, listKey, lbuf.Bytes()); err != nil {
-		return nil, fmt.Errorf("iceberg: write manifest list: %w", err)
+		return nil, nil, fmt.Errorf("iceberg: write manifest list: %w", err)
 	}
 
 	// Files of the parent absent from m were removed by this snapshot.
@@ -183,10 +187,10 @@ func (p *Publisher) build(ctx context.Context, h head, m *manifest.Manifest) ([]
 		Summary: &table.Summary{Operation: st.operation(), Properties: props},
 	}
 	if err := b.AddSnapshot(snap); err != nil {
-		return nil, fmt.Errorf("iceberg: add snapshot: %w", err)
+		return nil, nil, fmt.Errorf("iceberg: add snapshot: %w", err)
 	}
 	if err := b.SetSnapshotRef(table.MainBranch, snapID, table.BranchRef); err != nil {
-		return nil, fmt.Errorf("iceberg: set main: %w", err)
+		return nil, nil, fmt.Errorf("iceberg: set main: %w", err)
 	}
 	if base != nil {
 		// Expire all but the newest p.keep snapshots (the new one among
@@ -199,19 +203,24 @@ func (p *Publisher) build(ctx context.Context, h head, m *manifest.Manifest) ([]
 		all = append(all, snapID)
 		if n := len(all) - p.keep; n > 0 {
 			if err := b.RemoveSnapshots(all[:n], false); err != nil {
-				return nil, fmt.Errorf("iceberg: expire snapshots: %w", err)
+				return nil, nil, fmt.Errorf("iceberg: expire snapshots: %w", err)
+			}
+			for _, id := range all[:n] {
+				if s := base.SnapshotByID(id); s != nil && s.ManifestList != "" {
+					expired = append(expired, s.ManifestList)
+				}
 			}
 		}
 	}
 	meta, err := b.Build()
 	if err != nil {
-		return nil, fmt.Errorf("iceberg: build metadata: %w", err)
+		return nil, nil, fmt.Errorf("iceberg: build metadata: %w", err)
 	}
 	data, err := json.Marshal(meta)
 	if err != nil {
-		return nil, fmt.Errorf("iceberg: encode metadata: %w", err)
+		return nil, nil, fmt.Errorf("iceberg: encode metadata: %w", err)
 	}
-	return data, nil
+	return data, expired, nil
 }
 
 // builder starts metadata v{k+1}: from scratch when there is no base (the
@@ -403,6 +412,39 @@ func (st *snapshotStats) summary(dataFiles, deleteFiles int64) ice.Properties {
 		props[k] = i64(n)
 	}
 	return props
+}
+
+// deleteSnapshotFiles deletes expired snapshots' manifest lists and the
+// manifests they list (best effort: what is left stays an orphan).
+func (p *Publisher) deleteSnapshotFiles(ctx context.Context, lists []string) {
+	for _, list := range lists {
+		data, err := p.getURI(ctx, list)
+		if err != nil {
+			continue // gone already, or unreadable: nothing to follow
+		}
+		mfs, err := ice.ReadManifestList(bytes.NewReader(data))
+		if err != nil {
+			continue
+		}
+		for _, mf := range mfs {
+			if key, ok := p.keyOf(mf.FilePath()); ok {
+				_ = p.store.Delete(ctx, key)
+			}
+		}
+		if key, ok := p.keyOf(list); ok {
+			_ = p.store.Delete(ctx, key)
+		}
+	}
+}
+
+// keyOf is the store key of a file of this table's metadata directory.
+func (p *Publisher) keyOf(uri string) (string, bool) {
+	root := strings.TrimSuffix(p.store.URI(""), "/") + "/"
+	key, ok := strings.CutPrefix(uri, root)
+	if !ok || !strings.HasPrefix(key, p.prefix+"/metadata/") {
+		return "", false
+	}
+	return key, true
 }
 
 // getURI reads an object by the absolute URI this store gave it.

@@ -121,7 +121,7 @@ func (p *Publisher) Publish(ctx context.Context, m *manifest.Manifest) (string, 
 			// and did not in fact land: report it.
 			return "", lastErr
 		}
-		data, err := p.build(ctx, h, m)
+		data, expired, err := p.build(ctx, h, m)
 		if err != nil {
 			return "", err
 		}
@@ -136,6 +136,7 @@ func (p *Publisher) Publish(ctx context.Context, m *manifest.Manifest) (string, 
 			}
 			crash.Point(crash.CommitAfterHint)
 			p.deleteExpiredMetadata(ctx, next)
+			p.deleteSnapshotFiles(ctx, expired)
 			return key, nil
 		case errors.Is(err, objstore.ErrExists):
 			backoff(attempt)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -504,6 +505,24 @@ func TestHistoryIsBounded(t *testing.T) {
 		if want := v >= n-keep; (err == nil) != want {
 			t.Errorf("metadata v%d: present %v, want %v (%v)", v, err == nil, want, err)
 		}
+	}
+	// The expired snapshots' manifest lists and manifests are deleted:
+	// the kept snapshots' remain, one list and one manifest each.
+	ents, err := os.ReadDir(filepath.Join(dir, "db", "s", "t", "metadata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lists, manifests := 0, 0
+	for _, e := range ents {
+		switch name := e.Name(); {
+		case strings.HasPrefix(name, "snap-") && strings.HasSuffix(name, ".avro"):
+			lists++
+		case strings.HasSuffix(name, ".avro"):
+			manifests++
+		}
+	}
+	if lists != keep || manifests != keep {
+		t.Errorf("%d manifest lists and %d manifests in metadata/, want %d of each", lists, manifests, keep)
 	}
 	// The size stops growing once the history is full.
 	if last, full := sizes[n-1], sizes[2*keep]; last > full+full/10 {
