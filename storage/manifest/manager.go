@@ -78,16 +78,22 @@ func (g *Manager) Versions(ctx context.Context) ([]int64, error) {
 
 // LoadLatest returns the newest manifest. With direct=false it may answer
 // from the cache (the newest version this Manager has read or created);
-// with direct=true it lists the store. ErrNoTable when there is none. The
-// result is shared: treat it as read-only (use Next or Clone to modify).
+// with direct=true it asks the store: from a cached version it reads the
+// next versions until one is missing (versions are created one after the
+// other, each with create-if-not-exists, so there is no gap above one
+// that exists), else it lists the store. A refresh so costs one read of
+// a missing object, not a listing of every version. ErrNoTable when there
+// is none. The result is shared: treat it as read-only (use Next or Clone
+// to modify).
 func (g *Manager) LoadLatest(ctx context.Context, direct bool) (*Manifest, error) {
-	if !direct {
-		g.mu.Lock()
-		m := g.mu.latest
-		g.mu.Unlock()
-		if m != nil {
-			return m, nil
+	g.mu.Lock()
+	cached := g.mu.latest
+	g.mu.Unlock()
+	if cached != nil {
+		if !direct {
+			return cached, nil
 		}
+		return g.probeFrom(ctx, cached)
 	}
 	vs, err := g.Versions(ctx)
 	if err != nil {
@@ -103,6 +109,21 @@ func (g *Manager) LoadLatest(ctx context.Context, direct bool) (*Manifest, error
 	// The cache may already hold something newer (a concurrent Create by this
 	// process); never move it backwards, and never return older than it.
 	return g.observe(m), nil
+}
+
+// probeFrom returns the newest manifest, reading versions after m (which
+// exists) until one is missing.
+func (g *Manager) probeFrom(ctx context.Context, m *Manifest) (*Manifest, error) {
+	for {
+		next, err := g.Load(ctx, m.Version+1)
+		if errors.Is(err, objstore.ErrNotFound) {
+			return g.observe(m), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		m = next
+	}
 }
 
 // Load reads version n. ErrNoTable wrapping objstore.ErrNotFound when absent.

@@ -285,6 +285,50 @@ func TestCreateAmbiguousSuccess(t *testing.T) {
 	}
 }
 
+// TestDirectReadDoesNotList: once a version is known, a direct read (a
+// refresh for other processes' commits) reads the next versions until one
+// is missing instead of listing every version: one read per refresh, not
+// a listing that grows with the table's history.
+func TestDirectReadDoesNotList(t *testing.T) {
+	ctx := context.Background()
+	f := objstore.NewFaulty(objstore.NewMem())
+	g := manifest.NewManager(f, "t")
+	m := v1()
+	for i := 0; i < 50; i++ {
+		if err := g.Create(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		m = m.Next()
+	}
+	reader := manifest.NewManager(f, "t")
+	if got, err := reader.LoadLatest(ctx, true); err != nil || got.Version != 50 {
+		t.Fatalf("first read: %v %v", got, err)
+	}
+	other := manifest.NewManager(f, "t")
+	if _, err := other.LoadLatest(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ { // another process commits v51..v53
+		if err := other.Create(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		m = m.Next()
+	}
+	lists, gets := f.Calls(objstore.OpList), f.Calls(objstore.OpGet)
+	for i := 0; i < 10; i++ {
+		got, err := reader.LoadLatest(ctx, true)
+		if err != nil || got.Version != 53 {
+			t.Fatalf("refresh %d: %v %v, want v53", i, got, err)
+		}
+	}
+	if n := f.Calls(objstore.OpList) - lists; n != 0 {
+		t.Errorf("10 refreshes listed the store %d times", n)
+	}
+	if n := f.Calls(objstore.OpGet) - gets; n != 13 {
+		t.Errorf("10 refreshes read %d objects, want 13 (v51..v53, then one missing v54 each)", n)
+	}
+}
+
 func TestCacheNeverMovesBackwards(t *testing.T) {
 	ctx := context.Background()
 	mem := objstore.NewMem()
@@ -308,18 +352,18 @@ func TestCacheNeverMovesBackwards(t *testing.T) {
 	if got, _ := g.LoadLatest(ctx, true); got.Version != 4 {
 		t.Fatalf("direct read = v%d, want v4", got.Version)
 	}
-	// A direct read whose listing is overtaken by our own Create of v5 must
-	// neither return v4 nor move the cache back to it.
+	// A direct read whose probe for v5 is overtaken by our own Create of
+	// v5 must neither return v4 nor move the cache back to it.
 	v5 := next(m)
 	fired := false
-	f.AddRule(objstore.HookAt(objstore.After, nil, func(context.Context, objstore.Op, string) {
+	f.AddRule(objstore.HookAt(objstore.Before, nil, func(context.Context, objstore.Op, string) {
 		if !fired {
 			fired = true
 			if err := g.Create(ctx, v5); err != nil {
 				t.Error(err)
 			}
 		}
-	}, objstore.OpList))
+	}, objstore.OpGet))
 	got, err := g.LoadLatest(ctx, true)
 	if err != nil {
 		t.Fatal(err)
