@@ -221,6 +221,12 @@ var diffCases = []diffCase{
 	{name: "exists_no_columns", q: "SELECT id FROM nums n WHERE EXISTS (SELECT FROM nums m WHERE m.id = n.id + 1) ORDER BY id"},
 	{name: "union_no_columns", q: "SELECT FROM nums UNION ALL SELECT FROM nums WHERE id = 1"},
 	{name: "count_no_columns", q: "SELECT count(*) FROM (SELECT FROM nums) s"},
+	// Hypothetical-set aggregates (hypothetical.go).
+	{name: "hypo_rank", q: "SELECT rank(3) WITHIN GROUP (ORDER BY x), dense_rank(3) WITHIN GROUP (ORDER BY x), percent_rank(3) WITHIN GROUP (ORDER BY x), cume_dist(3) WITHIN GROUP (ORDER BY x) FROM (VALUES (1),(1),(2),(2),(3),(3),(4)) v(x)"},
+	{name: "hypo_desc_nulls", q: "SELECT rank(3) WITHIN GROUP (ORDER BY x DESC), dense_rank(3) WITHIN GROUP (ORDER BY x DESC NULLS LAST), rank(NULL::int) WITHIN GROUP (ORDER BY x), cume_dist(NULL::int) WITHIN GROUP (ORDER BY x NULLS FIRST) FROM (VALUES (1),(NULL),(2),(5),(3),(3),(4)) v(x)"},
+	{name: "hypo_multi_grouped", q: "SELECT g, rank(2, 'b') WITHIN GROUP (ORDER BY x, y DESC), dense_rank(2, 'b') WITHIN GROUP (ORDER BY x, y DESC) FROM (VALUES (1, 1, 'a'), (1, 2, 'c'), (1, 2, 'a'), (2, 2, 'b'), (2, 1, 'z')) v(g, x, y) GROUP BY g ORDER BY g"},
+	{name: "hypo_empty_filter", q: "SELECT percent_rank(0) WITHIN GROUP (ORDER BY i), rank(3) WITHIN GROUP (ORDER BY i) FILTER (WHERE i > 1) FROM nums WHERE id > 100"},
+	{name: "hypo_arg_count", q: "SELECT rank(3) WITHIN GROUP (ORDER BY i, t) FROM nums"},
 	// Errors the engine raises in its own words, in PostgreSQL's.
 	{name: "atanh_range", q: "SELECT atanh(float8 'infinity')"},
 	{name: "log_base_one", q: "SELECT log(1.0, 12.34)"},

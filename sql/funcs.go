@@ -94,6 +94,12 @@ func (tr *translator) funcCall(n *pg_query.Node, fc *pg_query.FuncCall, sc *scop
 	schema, name := funcName(fc)
 	pgName := name
 	name = strings.ToLower(name)
+	if ok, err := tr.rewriteHypothetical(n, fc, schema, name, sc); ok {
+		if err != nil {
+			return unknownTyp, err
+		}
+		return tr.expr(n, sc, unknownTyp) // hypothetical.go
+	}
 	if schema == "pg_catalog" && fc.Funcformat != pg_query.CoercionForm_COERCE_SQL_SYNTAX {
 		fc.Funcname = fc.Funcname[len(fc.Funcname)-1:]
 	}
