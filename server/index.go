@@ -10,6 +10,7 @@ import (
 
 	"github.com/bsdb/bsdb-pg/pgcatalog"
 	"github.com/bsdb/bsdb-pg/pgerr"
+	"github.com/bsdb/bsdb-pg/planner"
 	bsql "github.com/bsdb/bsdb-pg/sql"
 	"github.com/bsdb/bsdb-pg/storage/catalog"
 )
@@ -23,7 +24,8 @@ import (
 // Index, Django's db_index) and schema dumps run unchanged. It has no
 // effect on queries or writes: the tables are columnar Parquet files read
 // by scans that prune on per-file and per-row-group statistics, and the
-// bounded native cache. A UNIQUE index would have to enforce uniqueness,
+// bounded native cache. A temporary table's indexes are kept in the
+// session's copy of its entry and go with it. A UNIQUE index would have to enforce uniqueness,
 // which is not built yet, so CREATE UNIQUE INDEX is refused (0A000)
 // rather than recorded as a promise that is not kept.
 
@@ -71,8 +73,8 @@ func (s *session) createIndex(ctx context.Context, is *pg_query.IndexStmt) error
 	if _, known := indexAMs[method]; !known {
 		return pgerr.New(pgerr.UndefinedObject, "access method \"%s\" does not exist", is.AccessMethod)
 	}
-	if s.tempTable(rv.Schemaname, rv.Relname) != nil {
-		return pgerr.New(pgerr.FeatureNotSupported, "indexes on temporary tables are not supported")
+	if tt := s.tempTable(rv.Schemaname, rv.Relname); tt != nil {
+		return s.createTempIndex(is, tt, method)
 	}
 	id, a, err := s.lookupTable(ctx, rv.Schemaname, rv.Relname)
 	if err == nil {
@@ -94,54 +96,9 @@ func (s *session) createIndex(ctx context.Context, is *pg_query.IndexStmt) error
 	if err != nil {
 		return err
 	}
-	def := catalog.IndexDef{Method: method}
-	var colNames []string // for the generated name
-	for _, n := range is.IndexParams {
-		el := n.GetIndexElem()
-		if el == nil {
-			continue
-		}
-		k := catalog.IndexKey{Options: indexKeyOptions(el)}
-		switch {
-		case el.Name != "":
-			if t.Schema.Index(el.Name) < 0 {
-				return pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", el.Name)
-			}
-			k.Column = el.Name
-			colNames = append(colNames, el.Name)
-		case el.Expr != nil:
-			text, err := bsql.DeparseExpr(el.Expr)
-			if err != nil {
-				return err
-			}
-			k.Expr = text
-			name := bsql.ColumnNameOf(el.Expr)
-			if name == "?column?" {
-				name = "expr"
-			}
-			colNames = append(colNames, name)
-		}
-		def.Keys = append(def.Keys, k)
-	}
-	if len(def.Keys) > 32 {
-		return pgerr.New("54011", "cannot use more than 32 columns in an index")
-	}
-	for _, n := range is.IndexIncludingParams {
-		el := n.GetIndexElem()
-		if el == nil || el.Name == "" {
-			return pgerr.New(pgerr.FeatureNotSupported, "expressions are not supported in included columns")
-		}
-		if t.Schema.Index(el.Name) < 0 {
-			return pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", el.Name)
-		}
-		def.Include = append(def.Include, el.Name)
-	}
-	if is.WhereClause != nil {
-		text, err := bsql.DeparseExpr(is.WhereClause)
-		if err != nil {
-			return err
-		}
-		def.Where = text
+	def, colNames, err := indexDef(is, t, method)
+	if err != nil {
+		return err
 	}
 	taken, err := s.relationNames(ctx, id.Schema)
 	if err != nil {
@@ -186,6 +143,106 @@ func indexOption(opts string) int64 {
 		o |= 2
 	}
 	return o
+}
+
+// indexDef is the recorded form of the index is on t, without its name
+// and OID, and the names its generated name is made of.
+func indexDef(is *pg_query.IndexStmt, t *planner.Table, method string) (catalog.IndexDef, []string, error) {
+	def := catalog.IndexDef{Method: method}
+	var colNames []string // for the generated name
+	for _, n := range is.IndexParams {
+		el := n.GetIndexElem()
+		if el == nil {
+			continue
+		}
+		k := catalog.IndexKey{Options: indexKeyOptions(el)}
+		switch {
+		case el.Name != "":
+			if t.Schema.Index(el.Name) < 0 {
+				return def, nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", el.Name)
+			}
+			k.Column = el.Name
+			colNames = append(colNames, el.Name)
+		case el.Expr != nil:
+			text, err := bsql.DeparseExpr(el.Expr)
+			if err != nil {
+				return def, nil, err
+			}
+			k.Expr = text
+			name := bsql.ColumnNameOf(el.Expr)
+			if name == "?column?" {
+				name = "expr"
+			}
+			colNames = append(colNames, name)
+		}
+		def.Keys = append(def.Keys, k)
+	}
+	if len(def.Keys) > 32 {
+		return def, nil, pgerr.New("54011", "cannot use more than 32 columns in an index")
+	}
+	for _, n := range is.IndexIncludingParams {
+		el := n.GetIndexElem()
+		if el == nil || el.Name == "" {
+			return def, nil, pgerr.New(pgerr.FeatureNotSupported, "expressions are not supported in included columns")
+		}
+		if t.Schema.Index(el.Name) < 0 {
+			return def, nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", el.Name)
+		}
+		def.Include = append(def.Include, el.Name)
+	}
+	if is.WhereClause != nil {
+		text, err := bsql.DeparseExpr(is.WhereClause)
+		if err != nil {
+			return def, nil, err
+		}
+		def.Where = text
+	}
+	return def, colNames, nil
+}
+
+// createTempIndex records an index of a temporary table: in the session's
+// copy of its entry, gone with the table.
+func (s *session) createTempIndex(is *pg_query.IndexStmt, t *planner.Table, method string) error {
+	def, colNames, err := indexDef(is, t, method)
+	if err != nil {
+		return err
+	}
+	taken := map[string]bool{}
+	for name, tt := range s.temp.tables {
+		taken[name] = true
+		for _, x := range tt.Entry.Indexes {
+			taken[x.Name] = true
+		}
+	}
+	for name := range s.temp.views {
+		taken[name] = true
+	}
+	def.Name = is.Idxname
+	if def.Name == "" {
+		def.Name, _ = chooseIndexName(t.ID.Name, colNames, func(n string) (bool, error) { return taken[n], nil })
+	} else if taken[def.Name] {
+		if is.IfNotExists {
+			return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.DuplicateTable,
+				Message: fmt.Sprintf("relation \"%s\" already exists, skipping", def.Name)})
+		}
+		return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", def.Name)
+	}
+	def.OID = planner.TempOID()
+	t.Entry.Indexes = append(t.Entry.Indexes, def)
+	return nil
+}
+
+// dropTempIndex drops the index name of a temporary table (found true).
+func (s *session) dropTempIndex(name string) bool {
+	for _, t := range s.temp.tables {
+		for i := range t.Entry.Indexes {
+			if t.Entry.Indexes[i].Name == name {
+				t.Entry.Indexes = append(t.Entry.Indexes[:i:i], t.Entry.Indexes[i+1:]...)
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // indexKeyOptions is an index key's ordering as pg_get_indexdef prints it:
@@ -290,6 +347,9 @@ func (s *session) dropIndexes(ctx context.Context, ds *pg_query.DropStmt) error 
 		sc, name, err := s.dropObjectName(obj)
 		if err != nil {
 			return err
+		}
+		if (sc == "" || s.isTempSchema(sc)) && s.dropTempIndex(name) {
+			continue
 		}
 		var schemas []string
 		if sc != "" {

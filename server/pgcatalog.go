@@ -186,9 +186,11 @@ func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, err
 		snap.SearchPath = append([]string{ts}, snap.SearchPath...)
 		for _, t := range s.tempTablesSorted() {
 			pt := pgcatalog.Table{OID: t.Entry.OID, Schema: ts, Name: t.ID.Name, Owner: t.Entry.Owner}
-			for _, c := range tableInfo(t).Columns {
+			info := tableInfo(t)
+			for _, c := range info.Columns {
 				pt.Columns = append(pt.Columns, pgcatalog.Column{Name: c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod, NotNull: c.NotNull, Default: c.Default, Identity: c.Identity})
 			}
+			pt.Indexes = pgIndexes(&t.Entry, info.Columns)
 			snap.Tables = append(snap.Tables, pt)
 		}
 	}

@@ -59,4 +59,14 @@ CREATE TABLE it_brin (x int);
 DROP TABLE it;
 SELECT count(*) FROM pg_indexes WHERE schemaname = 'regress_idx';
 CREATE INDEX it_a_idx ON nosuch (a);
+-- a temporary table's indexes are the session's, and go with it
+CREATE TEMP TABLE tt (a int, b text);
+CREATE INDEX ON tt (a);
+CREATE INDEX tt_b ON tt (b DESC) WHERE a > 0;
+CREATE INDEX tt_b ON tt (a);
+SELECT indexname, regexp_replace(indexdef, 'pg_temp_\d+', 'pg_temp') AS indexdef FROM pg_indexes WHERE tablename = 'tt' ORDER BY 1;
+DROP INDEX tt_b;
+DROP INDEX tt_b;
+DROP TABLE tt;
+SELECT count(*) FROM pg_indexes WHERE indexname LIKE 'tt%';
 DROP SCHEMA regress_idx;
