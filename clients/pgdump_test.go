@@ -29,6 +29,9 @@ var dumpFixture = []string{
 	`INSERT INTO other.pairs VALUES (10, 'ten'), (20, 'twenty')`,
 	`CREATE TABLE nokey (a integer, b text)`,
 	`INSERT INTO nokey VALUES (1, 'x'), (NULL, NULL)`,
+	`CREATE INDEX nokey_a_idx ON nokey (a)`,
+	`CREATE INDEX kinds_label ON kinds (lower(label), day DESC) WHERE ok`,
+	`CREATE INDEX ON other.pairs USING hash (v)`,
 }
 
 // dumpTables are the fixture's tables, read back with COPY to compare.
@@ -87,7 +90,10 @@ func TestPgDumpRestore(t *testing.T) {
 	for _, frag := range []string{"ALTER TABLE ONLY public.kinds\n    ADD CONSTRAINT kinds_pkey PRIMARY KEY (id);",
 		"ALTER TABLE ONLY other.pairs\n    ADD CONSTRAINT pairs_pkey PRIMARY KEY (k);",
 		"    label text DEFAULT 'none'::text,", "    big bigint DEFAULT 0 NOT NULL,", "    code character varying(12),",
-		"    amount numeric(12,3),", "COPY public.kinds (id, big, small, label"} {
+		"    amount numeric(12,3),", "COPY public.kinds (id, big, small, label",
+		"CREATE INDEX nokey_a_idx ON public.nokey USING btree (a);",
+		"CREATE INDEX kinds_label ON public.kinds USING btree (lower(label), day DESC) WHERE ok;",
+		"CREATE INDEX pairs_v_idx ON other.pairs USING hash (v);"} {
 		if !strings.Contains(plain, frag) {
 			t.Errorf("the dump lacks %q:\n%s", frag, plain)
 		}

@@ -423,6 +423,36 @@ func (s *session) findIndex(ctx context.Context, schemas []string, name string) 
 	return id, false, false, nil
 }
 
+// bareExpr reports whether PostgreSQL's deparser prints the expression
+// text without enclosing parentheses where it stands alone (an index key,
+// a predicate): a column or a function call, not an operator expression.
+func bareExpr(text string) bool {
+	i := 0
+	for i < len(text) && (text[i] == '_' || text[i] == '.' || text[i] == '"' || text[i] >= 'a' && text[i] <= 'z' ||
+		text[i] >= 'A' && text[i] <= 'Z' || i > 0 && text[i] >= '0' && text[i] <= '9') {
+		i++
+	}
+	if i == len(text) {
+		return i > 0 // a column
+	}
+	if i == 0 || text[i] != '(' || !strings.HasSuffix(text, ")") {
+		return false
+	}
+	depth := 0
+	for j := i; j < len(text); j++ {
+		switch text[j] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 && j != len(text)-1 {
+				return false // f(a) + g(b)
+			}
+		}
+	}
+	return true
+}
+
 // pgIndexes converts a table's recorded indexes for the catalogs.
 func pgIndexes(e *catalog.Entry, cols []bsql.ColumnInfo) []pgcatalog.Index {
 	var out []pgcatalog.Index
@@ -439,7 +469,7 @@ func pgIndexes(e *catalog.Entry, cols []bsql.ColumnInfo) []pgcatalog.Index {
 						attnum, typ = int64(i+1), c.TypeOID
 					}
 				}
-			} else if !strings.HasSuffix(text, ")") || strings.ContainsAny(strings.TrimSuffix(text, ")"), " ") {
+			} else if !bareExpr(text) {
 				text = "(" + text + ")" // pg_get_indexdef parenthesizes what is no function call
 			}
 			if k.Options != "" {
@@ -467,7 +497,11 @@ func pgIndexes(e *catalog.Entry, cols []bsql.ColumnInfo) []pgcatalog.Index {
 			d += " INCLUDE (" + strings.Join(inc, ", ") + ")"
 		}
 		if x.Where != "" {
-			d += " WHERE (" + x.Where + ")"
+			if bareExpr(x.Where) {
+				d += " WHERE " + x.Where
+			} else {
+				d += " WHERE (" + x.Where + ")"
+			}
 		}
 		pi.Def = d
 		out = append(out, pi)
