@@ -68,7 +68,7 @@ func TranslateCreateTable(stmt *pg_query.Node) (*CreateTable, error) {
 	case cs.OfTypename != nil:
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "typed tables (OF type) are not supported")
 	case rv.Catalogname != "":
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s.%s.%s", rv.Catalogname, rv.Schemaname, rv.Relname)
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: \"%s.%s.%s\"", rv.Catalogname, rv.Schemaname, rv.Relname)
 	}
 	ct := &CreateTable{Schema: rv.Schemaname, Name: rv.Relname, IfNotExists: cs.IfNotExists, Temp: rv.Relpersistence == "t"}
 	index := map[string]int{}

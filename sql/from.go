@@ -173,7 +173,7 @@ func (tr *translator) rangeVar(rv *pg_query.RangeVar, sc *scope) (*relInfo, erro
 		return &relInfo{alias: alias}, nil
 	}
 	if rv.Catalogname != "" {
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s.%s.%s", rv.Catalogname, rv.Schemaname, rv.Relname).WithPosition(int(rv.Location) + 1)
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: \"%s.%s.%s\"", rv.Catalogname, rv.Schemaname, rv.Relname).WithPosition(int(rv.Location) + 1)
 	}
 	if tr.cat == nil {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", qualName(rv.Schemaname, rv.Relname)).WithPosition(int(rv.Location) + 1)

@@ -92,7 +92,11 @@ func TranslateInsert(stmt *pg_query.Node, cat Catalog, declaredParams []uint32) 
 		return nil, fmt.Errorf("BUG: sql: TranslateInsert on %T", stmt.GetNode())
 	}
 	defer endBind(cat)
-	ins := proto.Clone(stmt).(*pg_query.Node).GetInsertStmt()
+	clone := proto.Clone(stmt).(*pg_query.Node)
+	if err := stripCurrentDatabase(clone, cat); err != nil {
+		return nil, err
+	}
+	ins := clone.GetInsertStmt()
 	rv := ins.Relation
 	if cat == nil {
 		return nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", qualName(rv.Schemaname, rv.Relname))

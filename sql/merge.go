@@ -449,7 +449,7 @@ func mergeCatalogNames(n *pg_query.Node, target *pg_query.RangeVar, cat Catalog)
 			rv.Catalogname = ""
 			return nil
 		}
-		return pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s.%s.%s", rv.Catalogname, rv.Schemaname, rv.Relname).WithPosition(int(rv.Location) + 1)
+		return pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: \"%s.%s.%s\"", rv.Catalogname, rv.Schemaname, rv.Relname).WithPosition(int(rv.Location) + 1)
 	}
 	if err := check(target); err != nil {
 		return err

@@ -48,6 +48,9 @@ type Modify struct {
 // ...]. stmt is not modified.
 func TranslateModify(stmt *pg_query.Node, cat Catalog, declaredParams []uint32) (*Modify, error) {
 	n := proto.Clone(stmt).(*pg_query.Node)
+	if err := stripCurrentDatabase(n, cat); err != nil {
+		return nil, err
+	}
 	var (
 		rel       *pg_query.RangeVar
 		from      []*pg_query.Node

@@ -252,6 +252,9 @@ func TranslateQueryArgs(stmt *pg_query.Node, cat Catalog, declaredParams []uint3
 	tr := newTranslator(cat, declaredParams)
 	tr.values = values
 	n := proto.Clone(stmt).(*pg_query.Node)
+	if err := stripCurrentDatabase(n, cat); err != nil {
+		return nil, err
+	}
 	tr.noColumns = !readsColumns(n.ProtoReflect())
 	fillEmptyTargets(n)
 	if rewriteSystem(n) {

@@ -159,3 +159,48 @@ func aggIsLocal(fc *pg_query.FuncCall, sc *scope) bool {
 	}
 	return refs == 0 || local
 }
+
+// stripCurrentDatabase drops the catalog part of every relation name in m
+// that spells the session's database (postgres.public.t, as dbt and BI
+// tools qualify names), as PostgreSQL accepts them; a name of another
+// database is PostgreSQL's 0A000 at its position.
+func stripCurrentDatabase(m proto.Message, cat Catalog) error {
+	db := ""
+	if dn, ok := cat.(DatabaseNamer); ok {
+		db = dn.CurrentDatabase()
+	}
+	return eachRangeVar(m.ProtoReflect(), func(rv *pg_query.RangeVar) error {
+		switch {
+		case rv.Catalogname == "":
+		case db != "" && rv.Catalogname == db:
+			rv.Catalogname = ""
+		default:
+			return pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: \"%s.%s.%s\"",
+				rv.Catalogname, rv.Schemaname, rv.Relname).WithPosition(int(rv.Location) + 1)
+		}
+		return nil
+	})
+}
+
+// eachRangeVar calls fn for every RangeVar in m, wherever it is.
+func eachRangeVar(m protoreflect.Message, fn func(*pg_query.RangeVar) error) error {
+	if rv, ok := m.Interface().(*pg_query.RangeVar); ok {
+		return fn(rv)
+	}
+	var err error
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.Message() == nil || fd.IsMap() {
+			return true
+		}
+		if fd.IsList() {
+			l := v.List()
+			for i := 0; i < l.Len() && err == nil; i++ {
+				err = eachRangeVar(l.Get(i).Message(), fn)
+			}
+		} else {
+			err = eachRangeVar(v.Message(), fn)
+		}
+		return err == nil
+	})
+	return err
+}
