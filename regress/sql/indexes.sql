@@ -43,6 +43,15 @@ SELECT c.relname, c.relkind, i.indnatts, i.indnkeyatts, i.indkey, i.indisunique,
   FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = 'it'::regclass ORDER BY 1;
 SELECT relname, relhasindex FROM pg_class WHERE relname = 'it';
 SELECT pg_get_indexdef('it_part'::regclass), pg_get_indexdef('it_part'::regclass, 0, true);
+-- REINDEX checks its object and has nothing to rebuild
+REINDEX INDEX it_b_lower;
+REINDEX INDEX regress_idx.it_pkey;
+REINDEX INDEX nosuch;
+REINDEX TABLE it;
+REINDEX TABLE CONCURRENTLY it;
+REINDEX TABLE nosuch;
+REINDEX SCHEMA regress_idx;
+REINDEX SCHEMA nosuch;
 -- the index does not change what queries return
 SELECT id, a FROM it WHERE a = 20;
 -- DROP INDEX
