@@ -360,12 +360,43 @@ func (p *insertPlan) directRow(r int, row []any, clock *directClock) error {
 				v = p.canon[dv.Param-1]
 			}
 		}
-		if v == nil && p.info.Columns[i].NotNull {
-			return pgerr.New(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", cols[i].Name, p.info.Name)
-		}
 		row[i] = v
 	}
+	for i, v := range row[:len(p.ins.Direct[r])] {
+		if v == nil && p.info.Columns[i].NotNull {
+			return pgerr.New(pgerr.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", cols[i].Name, p.info.Name).
+				WithDetail("Failing row contains %s.", p.failingRow(row))
+		}
+	}
 	return nil
+}
+
+// failingRow is a row as PostgreSQL's constraint errors show it
+// (ExecBuildSlotValueDescription): each value's text, null for NULL,
+// cut after 64 bytes with "...".
+func (p *insertPlan) failingRow(row []any) string {
+	parts := make([]string, len(p.info.Columns))
+	for i, c := range p.info.Columns {
+		parts[i] = "null"
+		if i >= len(row) || row[i] == nil {
+			continue
+		}
+		b, err := encodeValue(nil, resultCol{oid: c.TypeOID, typmod: c.TypeMod}, row[i], &p.s.set.types)
+		if err != nil {
+			parts[i] = "?"
+			continue
+		}
+		text := string(b)
+		if len(text) > 64 {
+			n := 64
+			for n > 0 && text[n]&0xC0 == 0x80 {
+				n--
+			}
+			text = text[:n] + "..."
+		}
+		parts[i] = text
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
 }
 
 // directBuilder returns a builder for the rows, reusing the statement's

@@ -343,10 +343,9 @@ func buildInsertSource(ti *TableInfo, targets []int, srcSQL string, srcRaw []boo
 	}
 	var b strings.Builder
 	b.WriteString("SELECT ")
+	var exprs []string
+	var checked []bool
 	for i, c := range ti.Columns {
-		if i > 0 {
-			b.WriteString(", ")
-		}
 		var val string
 		if si, ok := pos[i]; ok {
 			val = fmt.Sprintf("__bsdb_src.c%d", si+1)
@@ -387,11 +386,25 @@ func buildInsertSource(ti *TableInfo, targets []int, srcSQL string, srcRaw []boo
 			expr = fmt.Sprintf("__bsdb_name(%s)", expr) // PostgreSQL's text -> name cuts it
 		}
 		_, seqDefault := SequenceOfDefault(c.Default)
-		if _, ok := pos[i]; !ok && seqDefault {
-			// nextval is never NULL, and the check's macro would call it
-			// twice.
-		} else if c.NotNull {
-			expr = fmt.Sprintf("__bsdb_check_not_null(%s, %s)", expr, quoteLiteral(fmt.Sprintf("null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, ti.Name)))
+		_, listed := pos[i]
+		exprs = append(exprs, expr)
+		// (nextval is never NULL, and the check's macro would call it
+		// twice.)
+		checked = append(checked, c.NotNull && (listed || !seqDefault))
+	}
+	rowText := failingRowSQL(ti, exprs)
+	for i, c := range ti.Columns {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		expr := exprs[i]
+		if checked[i] {
+			msg := quoteLiteral(fmt.Sprintf("null value in column \"%s\" of relation \"%s\" violates not-null constraint", c.Name, ti.Name))
+			if rowText != "" {
+				expr = fmt.Sprintf("__bsdb_check_not_null_row(%s, %s, %s)", expr, msg, rowText)
+			} else {
+				expr = fmt.Sprintf("__bsdb_check_not_null(%s, %s)", expr, msg)
+			}
 		}
 		b.WriteString(expr)
 		b.WriteString(" AS ")
@@ -410,6 +423,37 @@ func buildInsertSource(ti *TableInfo, targets []int, srcSQL string, srcRaw []boo
 		b.WriteString(")")
 	}
 	return b.String(), nil
+}
+
+// failingRowSQL is the DuckDB text of PostgreSQL's "Failing row contains"
+// description of the row whose columns are exprs (evaluated only when a
+// check fails): each value's text (PostgreSQL's spelling for booleans,
+// floats, intervals and bytea), null for NULL, cut after 64 characters.
+// "" for a table too wide for it (the error then has no DETAIL).
+func failingRowSQL(ti *TableInfo, exprs []string) string {
+	if len(exprs) > 32 {
+		return ""
+	}
+	parts := make([]string, len(exprs))
+	for i, e := range exprs {
+		var text string
+		switch ti.Columns[i].TypeOID {
+		case OIDBool:
+			text = fmt.Sprintf("CASE WHEN %[1]s IS NULL THEN NULL WHEN %[1]s THEN 't' ELSE 'f' END", e)
+		case OIDFloat8:
+			text = fmt.Sprintf("__bsdb_float8_text(%s)", e)
+		case OIDFloat4:
+			text = fmt.Sprintf("__bsdb_float4_text(%s)", e)
+		case OIDInterval:
+			text = fmt.Sprintf("__bsdb_interval_text(%s)", e)
+		case OIDBytea:
+			text = fmt.Sprintf("__bsdb_bytea_text(%s)", e)
+		default:
+			text = fmt.Sprintf("CAST(%s AS VARCHAR)", e)
+		}
+		parts[i] = fmt.Sprintf("coalesce(CASE WHEN length(%[1]s) > 64 THEN left(%[1]s, 64) || '...' ELSE %[1]s END, 'null')", text)
+	}
+	return "('(' || " + strings.Join(parts, " || ', ' || ") + " || ')')"
 }
 
 // defaultSQL returns the DuckDB text of a column default (NULL if none).

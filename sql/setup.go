@@ -69,6 +69,8 @@ func Setup() []string {
 		// INSERT checks (TranslateInsert): varchar(n)/char(n) length and NOT NULL.
 		"CREATE OR REPLACE TEMP MACRO __bsdb_check_len(v, n, msg) AS CASE WHEN length(v) > n THEN error(msg) ELSE v END",
 		"CREATE OR REPLACE TEMP MACRO __bsdb_check_not_null(v, msg) AS CASE WHEN v IS NULL THEN error(msg) ELSE v END",
+		// ... with PostgreSQL's DETAIL (MapError's SQLSTATE form).
+		"CREATE OR REPLACE TEMP MACRO __bsdb_check_not_null_row(v, msg, rowtext) AS CASE WHEN v IS NULL THEN error('SQLSTATE 23502: ' || msg || chr(31) || 'Failing row contains ' || rowtext || '.' || chr(31)) ELSE v END",
 		// generate_series(numeric, numeric, numeric) (srf.go): DuckDB has
 		// only integer and timestamp series. The arguments are evaluated
 		// once (p); the count comes from a DOUBLE estimate that may be one

@@ -80,3 +80,16 @@ SELECT (SELECT id FROM err ORDER BY id LIMIT 1);
 \set VERBOSITY default
 SELECT * FROM err ORDER BY id;
 DROP TABLE err;
+
+-- NOT NULL violations describe the failing row, as PostgreSQL does, from
+-- every INSERT path (VALUES, INSERT ... SELECT, prepared, defaults)
+CREATE TABLE nn (col1 int4, col2 int4 NOT NULL, col3 text DEFAULT 'testing', d date, b boolean, f float8, t timestamptz, i interval);
+INSERT INTO nn (col1, col2, col3) VALUES (DEFAULT, DEFAULT, DEFAULT);
+INSERT INTO nn VALUES (1, NULL, repeat('x', 100), '2024-01-02', true, 1.5, '2024-01-02 03:04:05+00', '1 day 2 hours');
+INSERT INTO nn VALUES (1, 2), (3, NULL);
+INSERT INTO nn SELECT 1, NULL, 'a', NULL, false, 'NaN';
+INSERT INTO nn (col1) VALUES (5);
+PREPARE nnp(int) AS INSERT INTO nn VALUES ($1, $1);
+EXECUTE nnp(NULL);
+SELECT count(*) FROM nn;
+DROP TABLE nn;
