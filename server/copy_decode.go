@@ -64,6 +64,7 @@ type copyColumn struct {
 
 // copyDecoder builds record batches of the table's schema from COPY rows.
 type copyDecoder struct {
+	table    string // the relation's name, for errors
 	sch      *schema.Schema
 	rb       *array.RecordBuilder
 	cols     []copyColumn
@@ -127,6 +128,7 @@ func (d *copyDecoder) newFused() []fusedCol {
 
 func newCopyDecoder(sch *schema.Schema, as *arrow.Schema, info *bsql.TableInfo, pos []int, defaults []any, binaryFormat bool, set *pgtypes.Settings) *copyDecoder {
 	d := &copyDecoder{
+		table:    info.Name,
 		sch:      sch,
 		rb:       array.NewRecordBuilder(memory.DefaultAllocator, as),
 		defaults: defaults,
@@ -223,7 +225,7 @@ func (d *copyDecoder) appendRow(fields [][]byte) (col int, err error) {
 		b := d.rb.Field(c.pos)
 		if f == nil {
 			if c.col.NotNull {
-				return i, &rowError{notNullErr(c.col)}
+				return i, &rowError{notNullErr(c.col, d.table)}
 			}
 			b.AppendNull()
 			continue
@@ -241,15 +243,24 @@ func (d *copyDecoder) appendRow(fields [][]byte) (col int, err error) {
 	}
 	for _, p := range d.unlisted {
 		if err := appendValue(d.rb.Field(p), &d.sch.Columns[p], d.defaults[p]); err != nil {
-			return -1, &rowError{err}
+			return -1, &rowError{d.named(err, &d.sch.Columns[p])}
 		}
 	}
 	d.rows++
 	return -1, nil
 }
 
-func notNullErr(c *schema.Column) error {
-	return &pgerr.Error{Code: pgerr.NotNullViolation, Message: "null value in column \"" + c.Name + "\" violates not-null constraint"}
+// named gives a NOT NULL violation of appendValue (which knows no
+// relation) PostgreSQL's message, which names the relation.
+func (d *copyDecoder) named(err error, c *schema.Column) error {
+	if pgerr.Code(err) == pgerr.NotNullViolation {
+		return notNullErr(c, d.table)
+	}
+	return err
+}
+
+func notNullErr(c *schema.Column, table string) error {
+	return &pgerr.Error{Code: pgerr.NotNullViolation, Message: "null value in column \"" + c.Name + "\" of relation \"" + table + "\" violates not-null constraint"}
 }
 
 func (d *copyDecoder) appendText(c *copyColumn, b array.Builder, f []byte) error {
@@ -326,7 +337,7 @@ func (d *copyDecoder) appendText(c *copyColumn, b array.Builder, f []byte) error
 			return err
 		}
 		if err := appendValue(b, c.col, v); err != nil {
-			return &rowError{err}
+			return &rowError{d.named(err, c.col)}
 		}
 	}
 	return nil
@@ -368,7 +379,7 @@ func (d *copyDecoder) appendBinary(c *copyColumn, b array.Builder, f []byte) err
 			return err
 		}
 		if err := appendValue(b, c.col, v); err != nil {
-			return &rowError{err}
+			return &rowError{d.named(err, c.col)}
 		}
 	}
 	return nil

@@ -83,6 +83,15 @@ func boxedDecode(rd *pgtypes.CopyReader, sch *schema.Schema, as *arrow.Schema, i
 		}
 		if err := bb.appendRow(row); err != nil {
 			bb.abort()
+			if pgerr.Code(err) == pgerr.NotNullViolation {
+				// PostgreSQL's message names the relation.
+				for i, v := range row {
+					if v == nil && sch.Columns[i].NotNull {
+						err = notNullErr(&sch.Columns[i], info.Name)
+						break
+					}
+				}
+			}
 			return nil, withWhere(err, opts.Where(rd.Line(), -1, nil))
 		}
 	}

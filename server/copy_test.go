@@ -277,3 +277,24 @@ func TestCopyDirectReaders(t *testing.T) {
 		t.Fatalf("before=%d after=%d partial=%d", before.Load(), after.Load(), partial.Load())
 	}
 }
+
+// TestCopyNotNullNamesRelation: a NULL for a NOT NULL column in COPY is
+// 23502 with PostgreSQL 15's message, which names the relation, in text,
+// CSV and binary COPY; nothing is committed.
+func TestCopyNotNullNamesRelation(t *testing.T) {
+	ts := startServer(t, "")
+	c := ts.conn(t)
+	mustExec(t, c, "CREATE TABLE nu (a int, b int NOT NULL)")
+	for _, cp := range []struct{ stmt, data string }{
+		{"COPY nu FROM STDIN", "1\t1\n2\t\\N\n"},
+		{"COPY nu FROM STDIN (FORMAT csv)", "1,1\n2,\n"},
+	} {
+		_, err := c.PgConn().CopyFrom(context.Background(), strings.NewReader(cp.data), cp.stmt)
+		wantErr(t, cp.stmt, err, "23502", `null value in column "b" of relation "nu" violates not-null constraint`)
+	}
+	_, err := c.CopyFrom(context.Background(), pgx.Identifier{"nu"}, []string{"a", "b"}, pgx.CopyFromRows([][]any{{1, 1}, {2, nil}}))
+	wantErr(t, "binary COPY", err, "23502", `null value in column "b" of relation "nu" violates not-null constraint`)
+	if got := queryStrings(t, c, "SELECT count(*) FROM nu"); got[0] != "0" {
+		t.Errorf("rows after the failed COPYs: %v", got)
+	}
+}
