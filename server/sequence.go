@@ -526,7 +526,7 @@ func (s *session) createSequence(ctx context.Context, cs *pg_query.CreateSeqStmt
 		return pgerr.New(pgerr.FeatureNotSupported, "temporary sequences are not supported")
 	}
 	if rv.Catalogname != "" && rv.Catalogname != s.db {
-		return pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s.%s.%s", rv.Catalogname, rv.Schemaname, rv.Relname)
+		return pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: \"%s.%s.%s\"", rv.Catalogname, rv.Schemaname, rv.Relname)
 	}
 	o, ownedBy, _, err := seqOptions(cs.Options)
 	if err != nil {

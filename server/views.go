@@ -200,7 +200,7 @@ func (s *session) planCreateView(ctx context.Context, vs *pg_query.ViewStmt) (pl
 	case rv.Relpersistence == "u":
 		return nil, pgerr.New(pgerr.SyntaxError, "views cannot be unlogged because they do not have storage")
 	case rv.Catalogname != "" && rv.Catalogname != s.db:
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s.%s.%s", rv.Catalogname, rv.Schemaname, rv.Relname)
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: \"%s.%s.%s\"", rv.Catalogname, rv.Schemaname, rv.Relname)
 	case vs.Query.GetSelectStmt() == nil:
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "views must be defined by a SELECT")
 	case vs.Query.GetSelectStmt().IntoClause != nil:
@@ -519,7 +519,7 @@ func (s *session) planCreateTableAs(ctx context.Context, st *bsql.Statement, que
 	case rv.Relpersistence == "u":
 		return nil, pgerr.New(pgerr.FeatureNotSupported, "unlogged tables are not supported")
 	case rv.Catalogname != "" && rv.Catalogname != s.db:
-		return nil, pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: %s.%s.%s", rv.Catalogname, rv.Schemaname, rv.Relname)
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: \"%s.%s.%s\"", rv.Catalogname, rv.Schemaname, rv.Relname)
 	case rv.Relpersistence != "t" && into.OnCommit != pg_query.OnCommitAction_ONCOMMIT_NOOP && into.OnCommit != pg_query.OnCommitAction_ON_COMMIT_ACTION_UNDEFINED:
 		return nil, pgerr.New("42P16", "ON COMMIT can only be used on temporary tables")
 	}
