@@ -79,18 +79,12 @@ func (s *session) createIndex(ctx context.Context, is *pg_query.IndexStmt) error
 	if tt := s.tempTable(rv.Schemaname, rv.Relname); tt != nil {
 		return s.createTempIndex(is, tt, method)
 	}
-	id, a, err := s.lookupTable(ctx, rv.Schemaname, rv.Relname)
-	if err == nil {
-		var o *objSnap
-		if o, err = s.b.sec.table(ctx, id); err == nil && o.view != nil {
-			return pgerr.New("42809", "\"%s\" is not a table or materialized view", rv.Relname)
-		}
-	}
+	id, a, o, err := s.lookupExisting(ctx, rv)
 	if err != nil {
-		if errors.Is(err, catalog.ErrNotFound) {
-			return pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", qualifiedName(rv.Schemaname, rv.Relname))
-		}
 		return err
+	}
+	if o.view != nil {
+		return pgerr.New("42809", "\"%s\" is not a table or materialized view", rv.Relname)
 	}
 	if err := s.requireTableOwner(ctx, a, id, false); err != nil {
 		return err
@@ -283,14 +277,8 @@ func (s *session) reindex(ctx context.Context, rs *pg_query.ReindexStmt) error {
 		if s.tempTable(rv.Schemaname, rv.Relname) != nil {
 			return nil
 		}
-		id, a, err := s.lookupTable(ctx, rv.Schemaname, rv.Relname)
-		if err == nil {
-			_, err = s.b.sec.table(ctx, id)
-		}
+		id, a, _, err := s.lookupExisting(ctx, rv)
 		if err != nil {
-			if errors.Is(err, catalog.ErrNotFound) {
-				return pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", qualifiedName(rv.Schemaname, rv.Relname))
-			}
 			return err
 		}
 		return s.requireTableOwner(ctx, a, id, false)

@@ -2,14 +2,12 @@ package server
 
 import (
 	"context"
-	"errors"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/bsdb/bsdb-pg/acl"
 	"github.com/bsdb/bsdb-pg/pgerr"
 	bsql "github.com/bsdb/bsdb-pg/sql"
-	"github.com/bsdb/bsdb-pg/storage/catalog"
 )
 
 // planLock runs LOCK [TABLE] name [, ...] [IN mode MODE] [NOWAIT], which
@@ -52,14 +50,8 @@ func (s *session) planLock(st *bsql.Statement) (plan, bool, error) {
 }
 
 func (s *session) checkLockable(ctx context.Context, rv *pg_query.RangeVar, want acl.Mode) error {
-	id, a, err := s.lookupTable(ctx, rv.Schemaname, rv.Relname)
-	if err == nil {
-		_, err = s.b.sec.table(ctx, id)
-	}
+	id, a, _, err := s.lookupExisting(ctx, rv)
 	if err != nil {
-		if errors.Is(err, catalog.ErrNotFound) {
-			return pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", qualifiedName(rv.Schemaname, rv.Relname))
-		}
 		return err
 	}
 	m, err := s.tableMask(ctx, a, id, want)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
 	"github.com/bsdb/bsdb-pg/acl"
 	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/planner"
@@ -158,6 +160,20 @@ func (s *session) lookupTableAs(ctx context.Context, role uint32, schemaName, na
 	}
 	id, err := s.resolveAs(ctx, a, schemaName, name)
 	return id, a, err
+}
+
+// lookupExisting is lookupTable for a relation that must exist: its
+// security snapshot too, and PostgreSQL's 42P01 when there is none.
+func (s *session) lookupExisting(ctx context.Context, rv *pg_query.RangeVar) (catalog.TableID, *authz, *objSnap, error) {
+	id, a, err := s.lookupTable(ctx, rv.Schemaname, rv.Relname)
+	var o *objSnap
+	if err == nil {
+		o, err = s.b.sec.table(ctx, id)
+	}
+	if errors.Is(err, catalog.ErrNotFound) {
+		err = pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", qualifiedName(rv.Schemaname, rv.Relname))
+	}
+	return id, a, o, err
 }
 
 // accessTable opens a table for an access that needs want (SELECT for a
