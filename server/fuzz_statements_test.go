@@ -39,6 +39,13 @@ func FuzzStatements(f *testing.F) {
 		{"SELECT a, b FROM ft1 WHERE c > 1 ORDER BY 1", []byte{0, 1, 9, 9, 2, 3, 5, 7, 11, 13}},
 		{"", []byte("\x00\x05\x09\x0e\x0f\x10\x11\x12\x13\x14\x15")},
 		{"EXPLAIN SELECT count(*) FROM ft1 JOIN ft2 ON a = k", []byte{7, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}},
+		// Statements of this milestone's features, for the mutator.
+		{"CREATE INDEX IF NOT EXISTS ON ft1 USING hash (lower(b), a DESC NULLS LAST) INCLUDE (c) WHERE a > 0", nil},
+		{"DROP INDEX IF EXISTS ft1_a_idx, public.nosuch CASCADE", nil},
+		{"REINDEX (VERBOSE) TABLE CONCURRENTLY ft1", nil},
+		{"SELECT rank(1, 'x') WITHIN GROUP (ORDER BY a DESC, b NULLS FIRST) FILTER (WHERE c > 0) FROM ft1", nil},
+		{"SELECT FROM ft1 WHERE EXISTS (SELECT FROM ft2) UNION ALL SELECT FROM ft1", nil},
+		{"UPDATE postgres.public.ft1 SET a = NULL WHERE $1 IS NULL RETURNING *", nil},
 	} {
 		f.Add(seed.raw, seed.choices)
 	}
