@@ -32,6 +32,9 @@ var dumpFixture = []string{
 	`CREATE INDEX nokey_a_idx ON nokey (a)`,
 	`CREATE INDEX kinds_label ON kinds (lower(label), day DESC) WHERE ok`,
 	`CREATE INDEX ON other.pairs USING hash (v)`,
+	`COMMENT ON TABLE nokey IS 'no key here'`,
+	`COMMENT ON COLUMN kinds.label IS 'the label''s text'`,
+	`COMMENT ON INDEX nokey_a_idx IS 'by a'`,
 }
 
 // dumpTables are the fixture's tables, read back with COPY to compare.
@@ -93,7 +96,9 @@ func TestPgDumpRestore(t *testing.T) {
 		"    amount numeric(12,3),", "COPY public.kinds (id, big, small, label",
 		"CREATE INDEX nokey_a_idx ON public.nokey USING btree (a);",
 		"CREATE INDEX kinds_label ON public.kinds USING btree (lower(label), day DESC) WHERE ok;",
-		"CREATE INDEX pairs_v_idx ON other.pairs USING hash (v);"} {
+		"CREATE INDEX pairs_v_idx ON other.pairs USING hash (v);",
+		"COMMENT ON TABLE public.nokey IS 'no key here';", "COMMENT ON COLUMN public.kinds.label IS 'the label''s text';",
+		"COMMENT ON INDEX public.nokey_a_idx IS 'by a';"} {
 		if !strings.Contains(plain, frag) {
 			t.Errorf("the dump lacks %q:\n%s", frag, plain)
 		}

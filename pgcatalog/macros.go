@@ -98,7 +98,7 @@ func macros(f Facts) []string {
 		{"obj_description", fmt.Sprintf(`(o) AS (SELECT description FROM %[1]s _md WHERE _md.objoid = %[3]s AND _md.objsubid = 0 ORDER BY _md.classoid LIMIT 1),
 			(o, c) AS (SELECT description FROM %[1]s _md WHERE _md.objoid = %[3]s AND _md.objsubid = 0 AND _md.classoid = %[2]s LIMIT 1)`,
 			desc, catalogOID("c"), fmt.Sprintf("coalesce(TRY_CAST(o AS BIGINT), (SELECT min(_mf.oid) FROM %s _mf WHERE _mf.regproc = CAST(o AS VARCHAR)))", pfmt))},
-		{"col_description", "(o, n) AS CAST(NULL AS VARCHAR)"},
+		{"col_description", fmt.Sprintf("(o, n) AS (SELECT description FROM %s _md WHERE _md.objoid = o AND _md.classoid = %d AND _md.objsubid = n LIMIT 1)", desc, OIDPgClassClass)},
 		{"shobj_description", fmt.Sprintf("(o, c) AS (SELECT description FROM %s _md WHERE _md.objoid = o AND _md.classoid = %s LIMIT 1)", shdesc, catalogOID("c"))},
 		// Pretty (p): a partial index's predicate without its outer
 		// parentheses, the table's schema only when it is not visible.

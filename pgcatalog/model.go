@@ -105,6 +105,8 @@ type Table struct {
 	ViewDef string
 	// Indexes are the table's indexes other than its primary key's.
 	Indexes []Index
+	// Comment is the table's or view's COMMENT ON text ("" = none).
+	Comment string
 }
 
 // Index is an index of a table (relkind 'i').
@@ -122,7 +124,8 @@ type Index struct {
 	Options  []int64 // indoption of the key columns
 	KeyNames []string
 	KeyTypes []uint32
-	Pred     bool // a partial index (indpred is not null)
+	Pred     bool   // a partial index (indpred is not null)
+	Comment  string // COMMENT ON INDEX, "" = none
 }
 
 // Column is one column of a table.
@@ -135,6 +138,7 @@ type Column struct {
 	// Identity is attidentity: "a" (GENERATED ALWAYS), "d" (BY DEFAULT)
 	// or "" (Default is then not shown: the sequence is the identity's).
 	Identity string
+	Comment  string // COMMENT ON COLUMN, "" = none
 }
 
 // Session is one row of pg_stat_activity.

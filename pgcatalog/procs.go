@@ -180,6 +180,7 @@ const (
 	OIDPgProcClass     = 1255
 	OIDPgTypeClass     = 1247
 	OIDPgDatabaseClass = 1262
+	OIDPgClassClass    = 1259
 )
 
 func init() {
@@ -194,7 +195,13 @@ func init() {
 	// internal type names, both without blanks).
 	register("bsdb_internal", "procfmt", true, `oid:oid result:text args:text identity:text regproc:text sig:text
 		sigkey:text typkey:text`, procFmtRows)
-	register("pg_catalog", "pg_description", true, "objoid:oid classoid:oid objsubid:int4 description:text", descriptionRows)
+	// pg_description: the built-in objects' descriptions (static) and the
+	// ones COMMENT ON gave the session's database's objects.
+	register("bsdb_internal", "builtin_descriptions", true, "objoid:oid classoid:oid objsubid:int4 description:text", descriptionRows)
+	register("bsdb_internal", "user_descriptions", false, "objoid:oid classoid:oid objsubid:int4 description:text", userDescriptionRows)
+	registerView("pg_catalog", "pg_description", "objoid:oid classoid:oid objsubid:int4 description:text", func() string {
+		return fmt.Sprintf("SELECT * FROM %s UNION ALL SELECT * FROM %s", tn("bsdb_internal", "builtin_descriptions"), tn("bsdb_internal", "user_descriptions"))
+	})
 	register("pg_catalog", "pg_shdescription", true, "objoid:oid classoid:oid description:text", func(*Snapshot, *Facts) [][]any {
 		return [][]any{
 			{int64(1), int64(OIDPgDatabaseClass), "default template for new databases"},
@@ -253,6 +260,28 @@ func procFmtRows(*Snapshot, *Facts) [][]any {
 func SignatureKey(s string) string {
 	s = strings.TrimPrefix(strings.ToLower(s), "pg_catalog.")
 	return strings.Join(strings.Fields(s), "")
+}
+
+// userDescriptionRows are the comments of the snapshot's tables, views,
+// columns and indexes (COMMENT ON).
+func userDescriptionRows(s *Snapshot, _ *Facts) [][]any {
+	var rows [][]any
+	for _, t := range sortedTables(s.Tables) {
+		if t.Comment != "" {
+			rows = append(rows, []any{int64(t.OID), int64(OIDPgClassClass), int32(0), t.Comment})
+		}
+		for i, c := range t.Columns {
+			if c.Comment != "" {
+				rows = append(rows, []any{int64(t.OID), int64(OIDPgClassClass), int32(i + 1), c.Comment})
+			}
+		}
+		for _, x := range t.Indexes {
+			if x.Comment != "" {
+				rows = append(rows, []any{int64(x.OID), int64(OIDPgClassClass), int32(0), x.Comment})
+			}
+		}
+	}
+	return rows
 }
 
 func descriptionRows(*Snapshot, *Facts) [][]any {

@@ -46,6 +46,9 @@ type relation struct {
 	cols         []RelColumn
 	static       bool // rows do not depend on the Snapshot (built once per connection)
 	rows         func(s *Snapshot, f *Facts) [][]any
+	// view, when set, makes the relation a view of other relations (its
+	// body, built when the session is set up) instead of a table of rows.
+	view func() string
 }
 
 // parseCols parses "name:type name:type ...".
@@ -66,6 +69,12 @@ var registry = map[string]*relation{} // key: schema + "." + name
 
 func register(schema, name string, static bool, spec string, rows func(*Snapshot, *Facts) [][]any) {
 	registry[schema+"."+name] = &relation{schema: schema, name: name, cols: parseCols(spec), static: static, rows: rows}
+}
+
+// registerView registers a relation that is a view of other relations:
+// body returns its SELECT (it may name them with tn).
+func registerView(schema, name, spec string, body func() string) {
+	registry[schema+"."+name] = &relation{schema: schema, name: name, cols: parseCols(spec), view: body}
 }
 
 func none(*Snapshot, *Facts) [][]any { return nil }
@@ -275,7 +284,7 @@ func build(r *relation, s *Snapshot, f *Facts) []string {
 func SharedSetup() []string {
 	out := []string{"CREATE SCHEMA IF NOT EXISTS __bsdb_pgc"}
 	for _, k := range sortedKeys() {
-		if r := registry[k]; r.static {
+		if r := registry[k]; r.static && r.view == nil {
 			out = append(out, build(r, nil, nil)...)
 		}
 	}
@@ -289,8 +298,13 @@ func SessionSetup(f Facts) []string {
 	var out []string
 	empty := &Snapshot{}
 	for _, k := range sortedKeys() {
-		if r := registry[k]; !r.static {
+		if r := registry[k]; !r.static && r.view == nil {
 			out = append(out, build(r, empty, &f)[0]) // the macros refer to them
+		}
+	}
+	for _, k := range sortedKeys() {
+		if r := registry[k]; r.view != nil {
+			out = append(out, fmt.Sprintf("CREATE OR REPLACE TEMP VIEW %s AS %s", tableBase(r.schema, r.name), r.view()))
 		}
 	}
 	return append(out, macros(f)...)
@@ -312,7 +326,7 @@ func (r *Refresher) Statements(s *Snapshot, f Facts) []string {
 	var out []string
 	for _, k := range sortedKeys() {
 		rel := registry[k]
-		if rel.static {
+		if rel.static || rel.view != nil {
 			continue
 		}
 		stmts := build(rel, s, &f)

@@ -509,7 +509,7 @@ func bareExpr(text string) bool {
 func pgIndexes(e *catalog.Entry, cols []bsql.ColumnInfo) []pgcatalog.Index {
 	var out []pgcatalog.Index
 	for _, x := range e.Indexes {
-		pi := pgcatalog.Index{OID: x.OID, Name: x.Name, AM: indexAMs[x.Method], Pred: x.Where != ""}
+		pi := pgcatalog.Index{OID: x.OID, Name: x.Name, AM: indexAMs[x.Method], Pred: x.Where != "", Comment: x.Comment}
 		var keys []string
 		for _, k := range x.Keys {
 			attnum, typ, name := int64(0), uint32(pgcatalog.OIDText), "expr"

@@ -161,14 +161,15 @@ func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, err
 		if err != nil {
 			continue // dropped meanwhile
 		}
-		pt := pgcatalog.Table{OID: e.OID, Schema: e.ID.Schema, Name: e.ID.Name, Owner: e.Owner, ACL: e.ACL.Format(rs.name)}
+		pt := pgcatalog.Table{OID: e.OID, Schema: e.ID.Schema, Name: e.ID.Name, Owner: e.Owner, ACL: e.ACL.Format(rs.name), Comment: e.Comment}
 		pt.PrimaryKey, pt.PKName = e.EffectiveKey(t.Schema.PrimaryKey)
 		if a != nil && !a.super() {
 			pt.Restricted, pt.Privileges = true, a.holds(acl.Table, e.Owner, e.ACL)
 		}
 		info := tableInfo(t)
 		for _, c := range info.Columns {
-			pt.Columns = append(pt.Columns, pgcatalog.Column{Name: c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod, NotNull: c.NotNull, Default: c.Default, Identity: c.Identity})
+			pt.Columns = append(pt.Columns, pgcatalog.Column{Name: c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod, NotNull: c.NotNull, Default: c.Default, Identity: c.Identity,
+				Comment: e.ColumnComments[c.Name]})
 		}
 		pt.Indexes = pgIndexes(&e, info.Columns) // index.go
 		snap.Tables = append(snap.Tables, pt)
@@ -185,10 +186,11 @@ func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, err
 		snap.SchemaACL[ts] = pgcatalog.Object{Owner: s.currentRole}
 		snap.SearchPath = append([]string{ts}, snap.SearchPath...)
 		for _, t := range s.tempTablesSorted() {
-			pt := pgcatalog.Table{OID: t.Entry.OID, Schema: ts, Name: t.ID.Name, Owner: t.Entry.Owner}
+			pt := pgcatalog.Table{OID: t.Entry.OID, Schema: ts, Name: t.ID.Name, Owner: t.Entry.Owner, Comment: t.Entry.Comment}
 			info := tableInfo(t)
 			for _, c := range info.Columns {
-				pt.Columns = append(pt.Columns, pgcatalog.Column{Name: c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod, NotNull: c.NotNull, Default: c.Default, Identity: c.Identity})
+				pt.Columns = append(pt.Columns, pgcatalog.Column{Name: c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod, NotNull: c.NotNull, Default: c.Default, Identity: c.Identity,
+					Comment: t.Entry.ColumnComments[c.Name]})
 			}
 			pt.Indexes = pgIndexes(&t.Entry, info.Columns)
 			snap.Tables = append(snap.Tables, pt)
@@ -270,14 +272,14 @@ func (a *authz) holds(t acl.ObjectType, owner uint32, list acl.ACL) acl.Mode {
 
 // viewTable is a view as the catalog relations show it.
 func viewTable(e *catalog.Entry, rs *roleSnap, a *authz) pgcatalog.Table {
-	pt := pgcatalog.Table{OID: e.OID, Schema: e.ID.Schema, Name: e.ID.Name, Owner: e.Owner, ACL: e.ACL.Format(rs.name), View: true}
+	pt := pgcatalog.Table{OID: e.OID, Schema: e.ID.Schema, Name: e.ID.Name, Owner: e.Owner, ACL: e.ACL.Format(rs.name), View: true, Comment: e.Comment}
 	if a != nil && !a.super() {
 		pt.Restricted, pt.Privileges = true, a.holds(acl.Table, e.Owner, e.ACL)
 	}
 	if e.View != nil {
 		pt.ViewDef = viewDefinition(e.View.Query)
 		for _, c := range e.View.Columns {
-			pt.Columns = append(pt.Columns, pgcatalog.Column{Name: c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod})
+			pt.Columns = append(pt.Columns, pgcatalog.Column{Name: c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod, Comment: e.ColumnComments[c.Name]})
 		}
 	}
 	return pt

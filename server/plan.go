@@ -233,6 +233,9 @@ func (s *session) planTyped(ctx context.Context, st *bsql.Statement, params []an
 	if p, ok, err := s.planIndex(st); ok { // index.go
 		return p, err
 	}
+	if p, ok, err := s.planComment(st); ok { // comment.go
+		return p, err
+	}
 	return nil, st.Unsupported()
 }
 

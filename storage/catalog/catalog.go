@@ -77,6 +77,10 @@ type Entry struct {
 	// They are recorded for the catalogs, psql, pg_dump and migration
 	// tools; queries and writes do not use them.
 	Indexes []IndexDef `json:"indexes,omitempty"`
+	// Comment is COMMENT ON TABLE/VIEW's text; ColumnComments COMMENT ON
+	// COLUMN's, by column name.
+	Comment        string            `json:"comment,omitempty"`
+	ColumnComments map[string]string `json:"column_comments,omitempty"`
 }
 
 // IndexDef is an index of a table. Part of the on-disk format.
@@ -91,6 +95,8 @@ type IndexDef struct {
 	Include []string   `json:"include,omitempty"`
 	// Where is the predicate of a partial index, PostgreSQL text.
 	Where string `json:"where,omitempty"`
+	// Comment is COMMENT ON INDEX's text.
+	Comment string `json:"comment,omitempty"`
 }
 
 // IndexKey is one key of an index: a column, or an expression (PostgreSQL
