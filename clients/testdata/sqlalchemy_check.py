@@ -89,3 +89,11 @@ sa.Table("sa_ix", imd, sa.Column("id", sa.Integer, primary_key=True), sa.Column(
 imd.create_all(engine)
 print("indexes sa_ix:", sorted(sa.inspect(engine).get_indexes("sa_ix"), key=lambda i: i["name"]))
 imd.drop_all(engine)
+# Comments: the table's and the columns' (COMMENT ON), reflected back.
+cmd = sa.MetaData()
+sa.Table("sa_cm", cmd, sa.Column("id", sa.Integer, primary_key=True, comment="the key"),
+         sa.Column("name", sa.String(20), comment="a name"), sa.Column("plain", sa.Integer), comment="commented table")
+cmd.create_all(engine)
+print("table comment:", sa.inspect(engine).get_table_comment("sa_cm"))
+print("column comments:", [(c["name"], c.get("comment")) for c in sa.inspect(engine).get_columns("sa_cm")])
+cmd.drop_all(engine)
