@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -318,7 +319,7 @@ func decodeCopy(ctx context.Context, rd *pgtypes.CopyReader, dec *copyDecoder, e
 		if col, err := dec.appendRow(fields); err != nil {
 			var re *rowError
 			if errors.As(err, &re) {
-				return fail(withWhere(re.err, opts.Where(rd.Line(), -1, nil)))
+				return fail(withWhere(re.err, rowWhere(rd)))
 			}
 			return fail(withWhere(err, rd.Where(col, fields[col])))
 		}
@@ -432,6 +433,16 @@ func colFormats0(f []int16) int16 {
 		return f[0]
 	}
 	return 0
+}
+
+// rowWhere is the CONTEXT line of an error about the current row as a
+// whole: its line and, in text and CSV, its text, as PostgreSQL shows it.
+func rowWhere(rd *pgtypes.CopyReader) string {
+	var raw []byte
+	if rd.Options().Format != pgtypes.CopyBinary {
+		raw = bytes.TrimRight(rd.Raw(), "\r\n")
+	}
+	return rd.Options().Where(rd.Line(), -1, raw)
 }
 
 // withWhere sets PostgreSQL's CONTEXT line on an error.

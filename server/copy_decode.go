@@ -64,7 +64,8 @@ type copyColumn struct {
 
 // copyDecoder builds record batches of the table's schema from COPY rows.
 type copyDecoder struct {
-	table    string // the relation's name, for errors
+	table    string            // the relation's name, for errors
+	info     []bsql.ColumnInfo // the table's columns, for errors
 	sch      *schema.Schema
 	rb       *array.RecordBuilder
 	cols     []copyColumn
@@ -129,6 +130,7 @@ func (d *copyDecoder) newFused() []fusedCol {
 func newCopyDecoder(sch *schema.Schema, as *arrow.Schema, info *bsql.TableInfo, pos []int, defaults []any, binaryFormat bool, set *pgtypes.Settings) *copyDecoder {
 	d := &copyDecoder{
 		table:    info.Name,
+		info:     info.Columns,
 		sch:      sch,
 		rb:       array.NewRecordBuilder(memory.DefaultAllocator, as),
 		defaults: defaults,
@@ -225,7 +227,9 @@ func (d *copyDecoder) appendRow(fields [][]byte) (col int, err error) {
 		b := d.rb.Field(c.pos)
 		if f == nil {
 			if c.col.NotNull {
-				return i, &rowError{notNullErr(c.col, d.table)}
+				e := notNullErr(c.col, d.table)
+				e.Detail = "Failing row contains " + d.failingRow(fields) + "."
+				return i, &rowError{e}
 			}
 			b.AppendNull()
 			continue
@@ -250,6 +254,35 @@ func (d *copyDecoder) appendRow(fields [][]byte) (col int, err error) {
 	return -1, nil
 }
 
+// failingRow describes a COPY row (its fields, the defaults of the
+// columns it does not list) as PostgreSQL's constraint errors do. A field
+// that does not parse shows as null (the row fails anyway).
+func (d *copyDecoder) failingRow(fields [][]byte) string {
+	row := make([]any, len(d.info))
+	for p, v := range d.defaults {
+		if p < len(row) {
+			row[p] = v
+		}
+	}
+	for i, c := range d.cols {
+		row[c.pos] = nil
+		if i >= len(fields) || fields[i] == nil {
+			continue
+		}
+		var v any
+		var err error
+		if d.binary {
+			v, err = pgtypes.ParseBinary(c.oid, c.typmod, fields[i])
+		} else {
+			v, err = pgtypes.ParseText(c.oid, c.typmod, fields[i], d.settings)
+		}
+		if err == nil {
+			row[c.pos] = v
+		}
+	}
+	return failingRowText(d.info, row, d.settings)
+}
+
 // named gives a NOT NULL violation of appendValue (which knows no
 // relation) PostgreSQL's message, which names the relation.
 func (d *copyDecoder) named(err error, c *schema.Column) error {
@@ -259,7 +292,7 @@ func (d *copyDecoder) named(err error, c *schema.Column) error {
 	return err
 }
 
-func notNullErr(c *schema.Column, table string) error {
+func notNullErr(c *schema.Column, table string) *pgerr.Error {
 	return &pgerr.Error{Code: pgerr.NotNullViolation, Message: "null value in column \"" + c.Name + "\" of relation \"" + table + "\" violates not-null constraint"}
 }
 

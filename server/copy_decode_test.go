@@ -84,15 +84,17 @@ func boxedDecode(rd *pgtypes.CopyReader, sch *schema.Schema, as *arrow.Schema, i
 		if err := bb.appendRow(row); err != nil {
 			bb.abort()
 			if pgerr.Code(err) == pgerr.NotNullViolation {
-				// PostgreSQL's message names the relation.
+				// PostgreSQL's message names the relation and shows the row.
 				for i, v := range row {
 					if v == nil && sch.Columns[i].NotNull {
-						err = notNullErr(&sch.Columns[i], info.Name)
+						e := notNullErr(&sch.Columns[i], info.Name)
+						e.Detail = "Failing row contains " + failingRowText(info.Columns, row, set) + "."
+						err = e
 						break
 					}
 				}
 			}
-			return nil, withWhere(err, opts.Where(rd.Line(), -1, nil))
+			return nil, withWhere(err, rowWhere(rd))
 		}
 	}
 	return bb.finish(), nil

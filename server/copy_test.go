@@ -279,8 +279,9 @@ func TestCopyDirectReaders(t *testing.T) {
 }
 
 // TestCopyNotNullNamesRelation: a NULL for a NOT NULL column in COPY is
-// 23502 with PostgreSQL 15's message, which names the relation, in text,
-// CSV and binary COPY; nothing is committed.
+// 23502 with PostgreSQL 15's message, which names the relation, and its
+// DETAIL, which shows the row, in text, CSV and binary COPY; nothing is
+// committed.
 func TestCopyNotNullNamesRelation(t *testing.T) {
 	ts := startServer(t, "")
 	c := ts.conn(t)
@@ -290,10 +291,14 @@ func TestCopyNotNullNamesRelation(t *testing.T) {
 		{"COPY nu FROM STDIN (FORMAT csv)", "1,1\n2,\n"},
 	} {
 		_, err := c.PgConn().CopyFrom(context.Background(), strings.NewReader(cp.data), cp.stmt)
-		wantErr(t, cp.stmt, err, "23502", `null value in column "b" of relation "nu" violates not-null constraint`)
+		wantErr(t, cp.stmt, err, "23502", `null value in column "b" of relation "nu" violates not-null constraint`, "Failing row contains (2, null).")
 	}
 	_, err := c.CopyFrom(context.Background(), pgx.Identifier{"nu"}, []string{"a", "b"}, pgx.CopyFromRows([][]any{{1, 1}, {2, nil}}))
-	wantErr(t, "binary COPY", err, "23502", `null value in column "b" of relation "nu" violates not-null constraint`)
+	wantErr(t, "binary COPY", err, "23502", `null value in column "b" of relation "nu" violates not-null constraint`, "Failing row contains (2, null).")
+	// An unlisted column shows its default.
+	mustExec(t, c, "CREATE TABLE nd (a int, b int NOT NULL, c text DEFAULT 'dflt')")
+	_, err = c.PgConn().CopyFrom(context.Background(), strings.NewReader("7\t\\N\n"), "COPY nd (a, b) FROM STDIN")
+	wantErr(t, "COPY nd (a, b)", err, "23502", `null value in column "b" of relation "nd" violates not-null constraint`, "Failing row contains (7, null, dflt).")
 	if got := queryStrings(t, c, "SELECT count(*) FROM nu"); got[0] != "0" {
 		t.Errorf("rows after the failed COPYs: %v", got)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/bsdb/bsdb-pg/acl"
 	"github.com/bsdb/bsdb-pg/pgerr"
+	"github.com/bsdb/bsdb-pg/pgtypes"
 	"github.com/bsdb/bsdb-pg/pgwire"
 	"github.com/bsdb/bsdb-pg/planner"
 	bsql "github.com/bsdb/bsdb-pg/sql"
@@ -371,17 +372,22 @@ func (p *insertPlan) directRow(r int, row []any, clock *directClock) error {
 	return nil
 }
 
-// failingRow is a row as PostgreSQL's constraint errors show it
-// (ExecBuildSlotValueDescription): each value's text, null for NULL,
-// cut after 64 bytes with "...".
+// failingRow is a row as PostgreSQL's constraint errors show it.
 func (p *insertPlan) failingRow(row []any) string {
-	parts := make([]string, len(p.info.Columns))
-	for i, c := range p.info.Columns {
+	return failingRowText(p.info.Columns, row, &p.s.set.types)
+}
+
+// failingRowText is a row (canonical values, one per column) as
+// PostgreSQL's constraint errors show it (ExecBuildSlotValueDescription):
+// each value's text, null for NULL, cut after 64 bytes with "...".
+func failingRowText(cols []bsql.ColumnInfo, row []any, set *pgtypes.Settings) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
 		parts[i] = "null"
 		if i >= len(row) || row[i] == nil {
 			continue
 		}
-		b, err := encodeValue(nil, resultCol{oid: c.TypeOID, typmod: c.TypeMod}, row[i], &p.s.set.types)
+		b, err := encodeValue(nil, resultCol{oid: c.TypeOID, typmod: c.TypeMod}, row[i], set)
 		if err != nil {
 			parts[i] = "?"
 			continue
