@@ -137,9 +137,18 @@ func TranslateInsert(stmt *pg_query.Node, cat Catalog, declaredParams []uint32) 
 		if ins.WithClause != nil {
 			sel.WithClause = ins.WithClause
 		}
+		// SELECT FROM u (no select list) inserts rows of defaults, one per
+		// row of u; the engine needs a column: a constant, not inserted.
+		empty := len(sel.TargetList) == 0 && len(sel.ValuesLists) == 0 && sel.Larg == nil && sel.Rarg == nil
+		if empty {
+			fillEmptyTargets(ins.SelectStmt)
+		}
 		width, err = tr.insertSource(sel, ti, out)
 		if err != nil {
 			return nil, err
+		}
+		if empty {
+			width = 0
 		}
 	}
 	if ins.SelectStmt != nil && len(ins.Cols) == 0 {
@@ -413,14 +422,17 @@ func buildInsertSource(ti *TableInfo, targets []int, srcSQL string, srcRaw []boo
 	if srcSQL != "" {
 		b.WriteString(" FROM (")
 		b.WriteString(srcSQL)
-		b.WriteString(") AS __bsdb_src(")
-		for i := range targets {
-			if i > 0 {
-				b.WriteString(", ")
+		b.WriteString(") AS __bsdb_src")
+		if len(targets) > 0 {
+			b.WriteString("(")
+			for i := range targets {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				fmt.Fprintf(&b, "c%d", i+1)
 			}
-			fmt.Fprintf(&b, "c%d", i+1)
+			b.WriteString(")")
 		}
-		b.WriteString(")")
 	}
 	return b.String(), nil
 }

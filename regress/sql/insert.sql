@@ -51,3 +51,14 @@ SELECT count(*) FROM ins WHERE id >= 30;
 SELECT count(*) AS total FROM ins;
 
 DROP TABLE ins, ins_copy;
+
+-- INSERT ... SELECT with an empty select list: one row of defaults per
+-- source row; with a column list, PostgreSQL's 42601
+CREATE TABLE ie (a int, b text DEFAULT 'd', c int NOT NULL DEFAULT 7);
+INSERT INTO ie SELECT FROM generate_series(1, 2);
+INSERT INTO ie (a) SELECT FROM generate_series(1, 2);
+INSERT INTO ie SELECT FROM generate_series(1, 0);
+SELECT * FROM ie ORDER BY 1;
+CREATE TABLE ie2 (a int NOT NULL);
+INSERT INTO ie2 SELECT FROM generate_series(1, 2);
+DROP TABLE ie, ie2;
