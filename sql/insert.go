@@ -190,6 +190,10 @@ func TranslateInsert(stmt *pg_query.Node, cat Catalog, declaredParams []uint32) 
 		if src, err = buildInsertSource(ti, out.Columns, srcSQL, srcRaw, cat); err != nil {
 			return nil, err
 		}
+		if len(out.Columns) == 0 && srcSQL != "" {
+			// SELECT FROM u: the source's one (constant) column is not read.
+			src = strings.Replace(src, ") AS __bsdb_src()", ") AS __bsdb_src", 1)
+		}
 	}
 	if err := tr.checkUnknownParams(); err != nil {
 		return nil, err
@@ -422,17 +426,14 @@ func buildInsertSource(ti *TableInfo, targets []int, srcSQL string, srcRaw []boo
 	if srcSQL != "" {
 		b.WriteString(" FROM (")
 		b.WriteString(srcSQL)
-		b.WriteString(") AS __bsdb_src")
-		if len(targets) > 0 {
-			b.WriteString("(")
-			for i := range targets {
-				if i > 0 {
-					b.WriteString(", ")
-				}
-				fmt.Fprintf(&b, "c%d", i+1)
+		b.WriteString(") AS __bsdb_src(")
+		for i := range targets {
+			if i > 0 {
+				b.WriteString(", ")
 			}
-			b.WriteString(")")
+			fmt.Fprintf(&b, "c%d", i+1)
 		}
+		b.WriteString(")")
 	}
 	return b.String(), nil
 }
