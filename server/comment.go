@@ -157,38 +157,22 @@ func viewHasColumn(e *catalog.Entry, column string) bool {
 
 // commentIndex sets the comment of an index (a temporary table's first).
 func (s *session) commentIndex(ctx context.Context, rv *pg_query.RangeVar, text string) error {
-	if rv.Schemaname == "" || s.isTempSchema(rv.Schemaname) {
-		for _, t := range s.temp.tables {
-			if x := t.Entry.IndexNamed(rv.Relname); x != nil {
-				x.Comment = text
-				return nil
-			}
-		}
-	}
-	a, err := s.authz(ctx)
-	if err != nil {
-		return err
-	}
-	schemas := []string{rv.Schemaname}
-	if rv.Schemaname == "" {
-		if schemas, err = s.searchPathFor(ctx, a); err != nil {
-			return err
-		}
-	}
-	id, found, pkey, err := s.findIndex(ctx, schemas, rv.Relname)
-	if err != nil {
-		return err
-	}
+	ref, err := s.lookupIndex(ctx, rv)
 	switch {
-	case pkey:
-		return pgerr.New(pgerr.FeatureNotSupported, "COMMENT ON a primary key's index is not supported")
-	case !found:
+	case err != nil:
+		return err
+	case ref == nil:
 		return pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", qualifiedName(rv.Schemaname, rv.Relname))
+	case ref.temp != nil:
+		ref.temp.Comment = text
+		return nil
+	case ref.pkey:
+		return pgerr.New(pgerr.FeatureNotSupported, "COMMENT ON a primary key's index is not supported")
 	}
-	if err := s.requireTableOwner(ctx, a, id, false); err != nil {
+	if err := s.requireTableOwner(ctx, ref.a, ref.id, false); err != nil {
 		return err
 	}
-	return s.b.sec.updateTable(ctx, id, func(e *catalog.Entry) error {
+	return s.b.sec.updateTable(ctx, ref.id, func(e *catalog.Entry) error {
 		if x := e.IndexNamed(rv.Relname); x != nil {
 			x.Comment = text
 		}

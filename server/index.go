@@ -242,34 +242,55 @@ func (s *session) dropTempIndex(name string) bool {
 	return false
 }
 
+// indexRef is an index found by name: one of a temporary table (temp),
+// or one recorded in the entry of table id (pkey: its primary key's);
+// a is the session's authorization it was looked up with.
+type indexRef struct {
+	temp *catalog.IndexDef
+	id   catalog.TableID
+	pkey bool
+	a    *authz
+}
+
+// lookupIndex resolves an index name as PostgreSQL does: the session's
+// temporary tables first, then the named schema or the search path; nil
+// when no index has the name.
+func (s *session) lookupIndex(ctx context.Context, rv *pg_query.RangeVar) (*indexRef, error) {
+	if rv.Schemaname == "" || s.isTempSchema(rv.Schemaname) {
+		for _, t := range s.temp.tables {
+			if x := t.Entry.IndexNamed(rv.Relname); x != nil {
+				return &indexRef{temp: x}, nil
+			}
+		}
+	}
+	a, err := s.authz(ctx)
+	if err != nil {
+		return nil, err
+	}
+	schemas := []string{rv.Schemaname}
+	if rv.Schemaname == "" {
+		if schemas, err = s.searchPathFor(ctx, a); err != nil {
+			return nil, err
+		}
+	}
+	id, found, pkey, err := s.findIndex(ctx, schemas, rv.Relname)
+	if err != nil || !found && !pkey {
+		return nil, err
+	}
+	return &indexRef{id: id, pkey: pkey, a: a}, nil
+}
+
 // reindex checks what REINDEX names and does nothing more: an index here
 // holds no structure to rebuild.
 func (s *session) reindex(ctx context.Context, rs *pg_query.ReindexStmt) error {
 	switch rs.Kind {
 	case pg_query.ReindexObjectType_REINDEX_OBJECT_INDEX:
 		rv := rs.Relation
-		if rv.Schemaname == "" || s.isTempSchema(rv.Schemaname) {
-			for _, tt := range s.temp.tables {
-				if tt.Entry.IndexNamed(rv.Relname) != nil {
-					return nil
-				}
-			}
-		}
-		a, err := s.authz(ctx)
+		ref, err := s.lookupIndex(ctx, rv)
 		if err != nil {
 			return err
 		}
-		schemas := []string{rv.Schemaname}
-		if rv.Schemaname == "" {
-			if schemas, err = s.searchPathFor(ctx, a); err != nil {
-				return err
-			}
-		}
-		_, found, pkey, err := s.findIndex(ctx, schemas, rv.Relname)
-		if err != nil {
-			return err
-		}
-		if !found && !pkey {
+		if ref == nil {
 			return pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", qualifiedName(rv.Schemaname, rv.Relname))
 		}
 	case pg_query.ReindexObjectType_REINDEX_OBJECT_TABLE:
