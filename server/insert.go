@@ -387,7 +387,15 @@ func failingRowText(cols []bsql.ColumnInfo, row []any, set *pgtypes.Settings) st
 		if i >= len(row) || row[i] == nil {
 			continue
 		}
-		b, err := encodeValue(nil, resultCol{oid: c.TypeOID, typmod: c.TypeMod}, row[i], set)
+		// Canonical values: their text directly (encodeValue's fromDuck
+		// would take a date or timestamp for a driver value).
+		var b []byte
+		var err error
+		if info, ok := pgtypes.TypeByOID(c.TypeOID); ok && info.IsArray() {
+			b, err = encodeValue(nil, resultCol{oid: c.TypeOID, typmod: c.TypeMod}, row[i], set)
+		} else {
+			b, err = pgtypes.AppendText(nil, c.TypeOID, c.TypeMod, row[i], set)
+		}
 		if err != nil {
 			parts[i] = "?"
 			continue

@@ -62,3 +62,10 @@ SELECT * FROM ie ORDER BY 1;
 CREATE TABLE ie2 (a int NOT NULL);
 INSERT INTO ie2 SELECT FROM generate_series(1, 2);
 DROP TABLE ie, ie2;
+-- a NOT NULL violation shows the row with every column's text, defaults
+-- of date and time types included
+CREATE TABLE nnr (a int NOT NULL, ts timestamptz DEFAULT '2024-02-29 12:00:00+00', d date DEFAULT '2024-01-01',
+  i interval DEFAULT '1 day', n numeric(5,2) DEFAULT 1.5, b bytea DEFAULT '\x01', u uuid DEFAULT 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11');
+INSERT INTO nnr (ts) VALUES (DEFAULT);
+INSERT INTO nnr (b, i) VALUES ('\x0203', '-1 mon 2 hours');
+DROP TABLE nnr;
