@@ -62,7 +62,7 @@ func init() {
 			}
 			for i, c := range t.Columns {
 				if c.NotNull {
-					name := fmt.Sprintf("%d_%d_%d_not_null", SchemaOID(t.Schema), t.OID, i+1)
+					name := fmt.Sprintf("%d_%d_%d_not_null", SchemaOID(t.Schema), t.OID, c.Num(i))
 					rows = append(rows, []any{s.Database, t.Schema, name, s.Database, t.Schema, t.Name, "CHECK", "NO", "NO", "YES", nil})
 				}
 			}
@@ -142,7 +142,7 @@ func columnsRows(s *Snapshot, _ *Facts) [][]any {
 				def = DefaultExpr(c)
 			}
 			isIdentity, idGen, idStart, idIncr, idMax, idMin, idCycle := "NO", any(nil), any(nil), any(nil), any(nil), any(nil), "NO"
-			if q := identitySequence(s, t, i+1); q != nil && c.Identity != "" {
+			if q := identitySequence(s, t, c.Num(i)); q != nil && c.Identity != "" {
 				isIdentity, idGen = "YES", "BY DEFAULT"
 				if c.Identity == "a" {
 					idGen = "ALWAYS"
@@ -158,10 +158,10 @@ func columnsRows(s *Snapshot, _ *Facts) [][]any {
 			}
 			var collName any
 			_ = coll
-			rows = append(rows, []any{s.Database, t.Schema, t.Name, c.Name, int32(i + 1), def, nullable, it.dataType,
+			rows = append(rows, []any{s.Database, t.Schema, t.Name, c.Name, int32(c.Num(i)), def, nullable, it.dataType,
 				it.charMax, it.charOctet, it.numPrec, it.numRadix, it.numScl, it.dtPrec, it.intervalType, it.intervalPre,
 				nil, nil, nil, nil, nil, collName, nil, nil, nil,
-				s.Database, "pg_catalog", udt, nil, nil, nil, nil, fmt.Sprint(i + 1), "NO", isIdentity,
+				s.Database, "pg_catalog", udt, nil, nil, nil, nil, fmt.Sprint(c.Num(i)), "NO", isIdentity,
 				idGen, idStart, idIncr, idMax, idMin, idCycle, "NEVER", nil, "YES"})
 		}
 	}

@@ -139,6 +139,16 @@ type Column struct {
 	// or "" (Default is then not shown: the sequence is the identity's).
 	Identity string
 	Comment  string // COMMENT ON COLUMN, "" = none
+	// Attnum is pg_attribute.attnum; 0 = the column's position.
+	Attnum int
+}
+
+// Num is the attnum of column c at position i of its table.
+func (c Column) Num(i int) int {
+	if c.Attnum > 0 {
+		return c.Attnum
+	}
+	return i + 1
 }
 
 // Session is one row of pg_stat_activity.

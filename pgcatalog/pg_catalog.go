@@ -293,7 +293,7 @@ func attributeRows(s *Snapshot, _ *Facts) [][]any {
 			if tr, ok := typeByOID[c.TypeOID]; ok && tr.category == "A" {
 				ndims = 1
 			}
-			rows = append(rows, []any{int64(t.OID), c.Name, int64(c.TypeOID), int32(-1), int16(length), int16(i + 1),
+			rows = append(rows, []any{int64(t.OID), c.Name, int64(c.TypeOID), int32(-1), int16(length), int16(c.Num(i)),
 				ndims, int32(-1), c.TypeMod, byval, align, storage, "", c.NotNull, c.Default != "" && c.Identity == "", false, c.Identity, "",
 				false, true, int32(0), coll, nil, nil, nil, nil})
 		}
@@ -329,7 +329,7 @@ func attrdefRows(s *Snapshot, _ *Facts) [][]any {
 	for _, t := range sortedTables(s.Tables) {
 		for i, c := range t.Columns {
 			if c.Default != "" && c.Identity == "" {
-				rows = append(rows, []any{attrdefOID(t.OID, i+1), int64(t.OID), int16(i + 1), DefaultExpr(c)})
+				rows = append(rows, []any{attrdefOID(t.OID, c.Num(i)), int64(t.OID), int16(c.Num(i)), DefaultExpr(c)})
 			}
 		}
 	}
@@ -352,7 +352,7 @@ func keyNums(t Table) []int64 {
 	for _, k := range t.PrimaryKey {
 		for i, c := range t.Columns {
 			if c.Name == k {
-				out = append(out, int64(i+1))
+				out = append(out, int64(c.Num(i)))
 			}
 		}
 	}

@@ -272,7 +272,7 @@ func userDescriptionRows(s *Snapshot, _ *Facts) [][]any {
 		}
 		for i, c := range t.Columns {
 			if c.Comment != "" {
-				rows = append(rows, []any{int64(t.OID), int64(OIDPgClassClass), int32(i + 1), c.Comment})
+				rows = append(rows, []any{int64(t.OID), int64(OIDPgClassClass), int32(c.Num(i)), c.Comment})
 			}
 		}
 		for _, x := range t.Indexes {

@@ -381,10 +381,7 @@ func (t *Table) deletedScan(cols string, local, rel []string, v *deleteView) str
 	for i, f := range local {
 		quoted[i] = quoteLiteral(f)
 	}
-	opts := ""
-	if len(local) > 1 {
-		opts = ", union_by_name = true"
-	}
+	opts := t.readOptions(len(local) > 1)
 	scan := fmt.Sprintf("read_parquet([%s]%s) AS __bsdb_p", strings.Join(quoted, ", "), opts)
 	// A run of consecutive deleted positions (a DELETE by a range of a
 	// column the file is sorted on) is a range filter on file_row_number;

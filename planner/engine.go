@@ -19,6 +19,7 @@ import (
 
 	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/storage/catalog"
+	"github.com/bsdb/bsdb-pg/storage/manifest"
 	"github.com/bsdb/bsdb-pg/storage/objstore"
 	"github.com/bsdb/bsdb-pg/storage/schema"
 	"github.com/bsdb/bsdb-pg/txn"
@@ -366,6 +367,13 @@ func (e *Engine) Commit(ctx context.Context, parts []WritePart, d wal.Durability
 		tp[i] = txn.Part{Table: p.Table.T, Recs: p.Recs, BatchIDs: p.IDs, Merge: len(parts) == 1, Deletes: p.Deletes}
 	}
 	res, err := e.coord.Commit(ctx, tp, d)
+	if errors.Is(err, txn.ErrClosed) {
+		for _, p := range parts {
+			if p.Table.retired.Load() {
+				return RetiredError(p.Table.ID)
+			}
+		}
+	}
 	if err == nil && len(parts) == 1 && res[0].Batches == nil {
 		parts[0].Table.dropMirrored(parts[0].IDs)
 	}
@@ -623,6 +631,38 @@ func (e *Engine) DropTable(ctx context.Context, id catalog.TableID) error {
 	}
 	e.coord.Log().ResolveTable(ent.Prefix, nil)
 	return nil
+}
+
+// AlterTable changes a table's schema (txn.Table.Alter: everything
+// buffered is committed first, then the new schema) and retires its
+// handle; the next use opens the table anew, in the new schema. No one
+// opens the table in between. A statement still running on the old handle
+// finishes on it (the mirror goes when it is done); a transaction that
+// wrote to the table before and commits after gets 40001.
+func (e *Engine) AlterTable(ctx context.Context, id catalog.TableID, fn func(*Table, *manifest.Manifest) (*schema.Schema, error)) (*schema.Schema, error) {
+	for {
+		t, err := e.Table(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		e.mu.Lock()
+		if e.tables[id] != t {
+			e.mu.Unlock()
+			continue // dropped or altered meanwhile: look again
+		}
+		delete(e.tables, id)
+		ch := make(chan struct{})
+		e.opening[id] = ch
+		e.mu.Unlock()
+		t.retired.Store(true) // before: a write failing on it says why
+		m, err := t.T.Alter(ctx, func(head *manifest.Manifest) (*schema.Schema, error) { return fn(t, head) })
+		t.retire(ctx)
+		e.releaseOpening(id, ch, nil)
+		if err != nil {
+			return nil, err
+		}
+		return &m.Schema, nil
+	}
 }
 
 func (e *Engine) deletePrefix(ctx context.Context, prefix string) {

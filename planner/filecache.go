@@ -463,8 +463,8 @@ func (t *Table) syncCache() error {
 		// while no statement reads the table (the gc lock): a scan of the
 		// cache table concurrent with an append to it was seen to return
 		// rows twice (crashtest, cache on).
-		q := fmt.Sprintf("BEGIN; INSERT INTO %s SELECT %d, %s FROM read_parquet(%s); INSERT INTO %s VALUES (%d, %s, %d, %d); COMMIT",
-			c.name, no, strings.Join(exprs, ", "), quoteLiteral(local), cacheFilesName, c.oid, quoteLiteral(p), no, charge)
+		q := fmt.Sprintf("BEGIN; INSERT INTO %s SELECT %d, %s FROM read_parquet(%s%s); INSERT INTO %s VALUES (%d, %s, %d, %d); COMMIT",
+			c.name, no, strings.Join(exprs, ", "), quoteLiteral(local), t.readOptions(false), cacheFilesName, c.oid, quoteLiteral(p), no, charge)
 		if err := t.lockGC(ctx); err != nil {
 			t.eng.cacheUsed.Add(-charge)
 			return err

@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
+	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/storage/catalog"
 	"github.com/bsdb/bsdb-pg/storage/manifest"
 	"github.com/bsdb/bsdb-pg/storage/schema"
@@ -63,6 +64,10 @@ type Table struct {
 	// which no statement between snapshot and end of query can overlap).
 	mirMu    sync.Mutex
 	mirrored map[uint64]struct{}
+
+	// retired: the table was altered (Engine.AlterTable) and this handle
+	// closed for good.
+	retired atomic.Bool
 
 	// cache is the table's share of the native cache (nil when off).
 	cache *fileCache
@@ -215,6 +220,43 @@ func (t *Table) close(ctx context.Context) error {
 	return err
 }
 
+// retire ends a handle whose table was altered (Engine.AlterTable): the
+// txn handle is already closed; the mirror and the native cache, in the
+// old schema, go once no statement reads them.
+func (t *Table) retire(ctx context.Context) {
+	t.stopGC()
+	<-t.gcDone
+	t.closeCache(true)
+	t.gc.Lock()
+	_, _ = t.eng.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+t.mirror)
+	_, _ = t.eng.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+t.delMirror())
+	t.gc.Unlock()
+}
+
+// CountWhere counts the rows for which pred (DuckDB SQL over the table's
+// columns) holds (ALTER TABLE's checks of existing rows).
+func (t *Table) CountWhere(ctx context.Context, pred string) (int64, error) {
+	b, err := t.Bind(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer b.Release()
+	var n int64
+	err = t.eng.db.QueryRowContext(ctx, fmt.Sprintf("SELECT count(*) FROM %s AS __t WHERE %s", b.FromSQL, pred)).Scan(&n)
+	return n, err
+}
+
+// Retired reports whether the table was altered since this handle was
+// opened: writes through it fail (RetiredError); open the table again.
+func (t *Table) Retired() bool { return t.retired.Load() }
+
+// RetiredError is the error of a write through a handle retired by an
+// ALTER TABLE of another session: PostgreSQL's ALTER TABLE would have
+// waited for the writing transaction; here the writer loses.
+func RetiredError(id catalog.TableID) error {
+	return pgerr.New(pgerr.SerializationFailure, "could not serialize access due to concurrent ALTER TABLE of relation \"%s\"", id.Name)
+}
+
 func (t *Table) drop(ctx context.Context) {
 	_ = t.T.Abandon()
 	t.stopGC()
@@ -306,13 +348,22 @@ func (t *Table) dropMirrored(ids []uint64) {
 // The mirror is filled lazily by the first statement that reads them.
 // merge: the caller needs no batch ids back (txn.WriteOptions.Merge).
 func (t *Table) Write(ctx context.Context, recs []arrow.RecordBatch, d wal.Durability, ids []uint64, merge bool) (txn.WriteResult, error) {
-	return t.T.Write(ctx, recs, txn.WriteOptions{Durability: d, BatchIDs: ids, Merge: merge})
+	return t.retiredErr(t.T.Write(ctx, recs, txn.WriteOptions{Durability: d, BatchIDs: ids, Merge: merge}))
+}
+
+// retiredErr turns the error of a write through a retired handle into
+// RetiredError.
+func (t *Table) retiredErr(res txn.WriteResult, err error) (txn.WriteResult, error) {
+	if err != nil && errors.Is(err, txn.ErrClosed) && t.retired.Load() {
+		return res, RetiredError(t.ID)
+	}
+	return res, err
 }
 
 // WriteDeletes is Write for a transaction that also deletes committed rows
 // (claimed with txn.Table.Claim): one WAL transaction.
 func (t *Table) WriteDeletes(ctx context.Context, recs []arrow.RecordBatch, del *txn.Deletes, d wal.Durability) (txn.WriteResult, error) {
-	return t.T.Write(ctx, recs, txn.WriteOptions{Durability: d, Deletes: del})
+	return t.retiredErr(t.T.Write(ctx, recs, txn.WriteOptions{Durability: d, Deletes: del}))
 }
 
 // Stage returns ids for the batches of an open transaction. They are
@@ -636,16 +687,7 @@ func (t *Table) relation(files, cached string, dirtyLocal, dirtyRel []string, dv
 		parts = append(parts, cached)
 	}
 	if files != "" {
-		// Several files are bound by name, each with its own footer: the
-		// default multi-file binding (the first file's schema for all)
-		// loses the columns' statistics, and a join on one of them ran
-		// 3.5x the CPU of the same rows in one file (DuckDB 1.5: events
-		// JOIN users over 2 files 240 ms, union_by_name 65 ms; other
-		// queries within noise).
-		opts := ""
-		if strings.Contains(files, ", ") {
-			opts = ", union_by_name = true"
-		}
+		opts := t.readOptions(strings.Contains(files, ", "))
 		parts = append(parts, fmt.Sprintf("SELECT %s FROM read_parquet([%s]%s)", t.columnList(), files, opts))
 	}
 	if len(dirtyLocal) > 0 {
@@ -858,6 +900,41 @@ func DuckType(c *schema.Column) string {
 		return "UUID"
 	}
 	return "VARCHAR"
+}
+
+// readOptions are read_parquet's options for a list of the table's files
+// (several: more than one file). A table never altered reads its files by
+// column name (several bound by name, each with its own footer: the
+// default multi-file binding, the first file's schema for all, loses the
+// columns' statistics, and a join on one of them ran 3.5x the CPU of the
+// same rows in one file; DuckDB 1.5: events JOIN users over 2 files
+// 240 ms, union_by_name 65 ms). After an ALTER TABLE its files may be of
+// several schema versions, and are read by Iceberg field id: a renamed
+// column under its new name, a dropped one not at all, an added one as
+// its initial default where a file lacks it.
+func (t *Table) readOptions(several bool) string {
+	if t.Schema.Version == 0 {
+		if several {
+			return ", union_by_name = true"
+		}
+		return ""
+	}
+	parts := make([]string, len(t.Schema.Columns))
+	for i := range t.Schema.Columns {
+		c := &t.Schema.Columns[i]
+		typ := DuckType(c)
+		if c.Kind == schema.KindInterval {
+			typ = "BLOB" // parquetReadExpr decodes it
+		}
+		// Every entry has the same struct type: the default is text, which
+		// read_parquet casts to the column's type.
+		def := "NULL::VARCHAR"
+		if c.HasInitialDefault && c.Kind != schema.KindInterval { // (refused by ALTER TABLE)
+			def = quoteLiteral(c.InitialDefault)
+		}
+		parts[i] = fmt.Sprintf("%d: {name: %s, type: %s, default_value: %s}", c.ID, quoteLiteral(c.Name), quoteLiteral(typ), def)
+	}
+	return ", schema = map {" + strings.Join(parts, ", ") + "}"
 }
 
 // parquetReadExpr reads a column from our Parquet files.

@@ -526,6 +526,14 @@ func bareExpr(text string) bool {
 	return true
 }
 
+// attnumOf is the attnum of column c at position i.
+func attnumOf(c bsql.ColumnInfo, i int) int {
+	if c.Attnum > 0 {
+		return c.Attnum
+	}
+	return i + 1
+}
+
 // pgIndexes converts a table's recorded indexes for the catalogs.
 func pgIndexes(e *catalog.Entry, cols []bsql.ColumnInfo) []pgcatalog.Index {
 	var out []pgcatalog.Index
@@ -539,7 +547,7 @@ func pgIndexes(e *catalog.Entry, cols []bsql.ColumnInfo) []pgcatalog.Index {
 				name, text = k.Column, quoteIdentIfNeeded(k.Column)
 				for i, c := range cols {
 					if c.Name == k.Column {
-						attnum, typ = int64(i+1), c.TypeOID
+						attnum, typ = int64(attnumOf(c, i)), c.TypeOID
 					}
 				}
 			} else if !bareExpr(text) {
@@ -556,7 +564,7 @@ func pgIndexes(e *catalog.Entry, cols []bsql.ColumnInfo) []pgcatalog.Index {
 		for _, c := range x.Include {
 			for i, col := range cols {
 				if col.Name == c {
-					pi.Keys, pi.KeyNames, pi.KeyTypes = append(pi.Keys, int64(i+1)), append(pi.KeyNames, c), append(pi.KeyTypes, col.TypeOID)
+					pi.Keys, pi.KeyNames, pi.KeyTypes = append(pi.Keys, int64(attnumOf(col, i))), append(pi.KeyNames, c), append(pi.KeyTypes, col.TypeOID)
 				}
 			}
 		}

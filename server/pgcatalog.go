@@ -169,7 +169,7 @@ func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, err
 		info := tableInfo(t)
 		for _, c := range info.Columns {
 			pt.Columns = append(pt.Columns, pgcatalog.Column{Name: c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod, NotNull: c.NotNull, Default: c.Default, Identity: c.Identity,
-				Comment: e.ColumnComments[c.Name]})
+				Attnum: c.Attnum, Comment: e.ColumnComments[c.Name]})
 		}
 		pt.Indexes = pgIndexes(&e, info.Columns) // index.go
 		snap.Tables = append(snap.Tables, pt)
@@ -190,7 +190,7 @@ func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, err
 			info := tableInfo(t)
 			for _, c := range info.Columns {
 				pt.Columns = append(pt.Columns, pgcatalog.Column{Name: c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod, NotNull: c.NotNull, Default: c.Default, Identity: c.Identity,
-					Comment: t.Entry.ColumnComments[c.Name]})
+					Attnum: c.Attnum, Comment: t.Entry.ColumnComments[c.Name]})
 			}
 			pt.Indexes = pgIndexes(&t.Entry, info.Columns)
 			snap.Tables = append(snap.Tables, pt)

@@ -227,6 +227,9 @@ func (s *session) planTyped(ctx context.Context, st *bsql.Statement, params []an
 	if p, ok, err := s.planLock(st); ok {
 		return p, err
 	}
+	if p, ok, err := s.planAlterTable(ctx, st); ok { // alter.go
+		return p, err
+	}
 	if p, ok, err := s.planAlterKey(st); ok {
 		return p, err
 	}

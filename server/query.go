@@ -170,7 +170,7 @@ func describeTable(t *planner.Table) *bsql.TableInfo {
 		if err != nil {
 			oid, mod = pgtypes.OIDText, -1
 		}
-		info.Columns = append(info.Columns, bsql.ColumnInfo{Name: c.Name, TypeOID: oid, TypeMod: mod, NotNull: c.NotNull, Default: c.Default, Identity: c.Identity})
+		info.Columns = append(info.Columns, bsql.ColumnInfo{Name: c.Name, TypeOID: oid, TypeMod: mod, NotNull: c.NotNull, Default: c.Default, Identity: c.Identity, Attnum: c.ID})
 	}
 	// Shared by every statement: an append must copy, never write into
 	// spare capacity.

@@ -1071,7 +1071,7 @@ func (s *session) snapshotSequences(ctx context.Context, snap *pgcatalog.Snapsho
 		if t := tables[r.OwnedBy]; t != nil && r.OwnedBy.Name != "" {
 			for i, c := range t.Columns {
 				if c.Name == r.OwnedByColumn {
-					q.OwnedBy, q.OwnedByCol = t.OID, i+1
+					q.OwnedBy, q.OwnedByCol = t.OID, c.Num(i)
 				}
 			}
 		}

@@ -94,6 +94,10 @@ type ColumnInfo struct {
 	// Identity is 'a' (GENERATED ALWAYS AS IDENTITY), 'd' (BY DEFAULT) or
 	// "" (Default then is nextval of the column's sequence).
 	Identity string
+	// Attnum is the column's number in the catalogs (pg_attribute.attnum):
+	// its Iceberg field id, which a column keeps for its life, as an
+	// attnum; numbers of dropped columns are not reused. 0 = its position.
+	Attnum int
 }
 
 // ColumnIndex returns the position of the named column, or -1.

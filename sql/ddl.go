@@ -131,6 +131,12 @@ func unsupportedConstraint(c *pg_query.Constraint) error {
 	return pgerr.New(pgerr.FeatureNotSupported, "%s constraints are not supported", name).WithPosition(int(c.Location) + 1)
 }
 
+// TranslateColumnDef is one column definition of table (ALTER TABLE ...
+// ADD COLUMN), as CREATE TABLE translates it.
+func TranslateColumnDef(c *pg_query.ColumnDef, table string) (ColumnDef, error) {
+	return columnDef(c, table)
+}
+
 func columnDef(c *pg_query.ColumnDef, table string) (ColumnDef, error) {
 	cd := ColumnDef{Name: c.Colname}
 	tname := typeNameString(c.TypeName)

@@ -21,6 +21,9 @@ const (
 
 	// CREATE TABLE AS (package server).
 	CTASAfterFill = "ctas-after-fill" // table created and filled (rows committed), not yet marked finished
+
+	// ALTER TABLE (txn.Table.Alter).
+	AlterAfterManifest = "alter-after-manifest" // manifest with the new schema durable, Iceberg not yet published, WAL not pruned
 )
 
 // All lists every point; crash tests iterate over it.
@@ -36,7 +39,7 @@ var Multi = []string{TxAfterPrepare, TxAfterLog}
 
 // Known reports whether name is a crash point.
 func Known(name string) bool {
-	for _, p := range append(append(All[:len(All):len(All)], Multi...), CTASAfterFill) {
+	for _, p := range append(append(All[:len(All):len(All)], Multi...), CTASAfterFill, AlterAfterManifest) {
 		if p == name {
 			return true
 		}

@@ -114,6 +114,13 @@ type Column struct {
 	// Identity is opaque to storage: "a" for GENERATED ALWAYS AS IDENTITY,
 	// "d" for BY DEFAULT (Default then holds the sequence's nextval).
 	Identity string `json:"identity,omitempty"`
+	// InitialDefault is the value of the column in rows written before it
+	// was added (ALTER TABLE ... ADD COLUMN ... DEFAULT), as text the
+	// column's kind parses ("" with HasInitialDefault false = NULL).
+	// Iceberg's initial-default: data files without the column's field id
+	// read it.
+	InitialDefault    string `json:"initial_default,omitempty"`
+	HasInitialDefault bool   `json:"has_initial_default,omitempty"`
 }
 
 // Schema is an ordered list of columns.
@@ -122,6 +129,44 @@ type Schema struct {
 	// PrimaryKey lists column names of a declared primary key (informational:
 	// not enforced by storage).
 	PrimaryKey []string `json:"primary_key,omitempty"`
+	// Version counts the schema changes (ALTER TABLE) since the table was
+	// created (Iceberg's schema id). While it is 0 every data file has
+	// exactly the table's columns; after a change, files of older versions
+	// must be read by field id.
+	Version int `json:"version,omitempty"`
+	// LastColumnID is the highest column id ever assigned (Iceberg's
+	// last-column-id): a dropped column's id is never reused. 0 = the
+	// highest id of Columns (a schema never altered).
+	LastColumnID int `json:"last_column_id,omitempty"`
+}
+
+// MaxColumnID is the highest column id ever assigned.
+func (s *Schema) MaxColumnID() int {
+	m := s.LastColumnID
+	for _, c := range s.Columns {
+		if c.ID > m {
+			m = c.ID
+		}
+	}
+	return m
+}
+
+// AddColumn appends c with a new id (above every id ever assigned).
+func (s *Schema) AddColumn(c Column) {
+	c.ID = s.MaxColumnID() + 1
+	s.LastColumnID = c.ID
+	s.Columns = append(s.Columns, c)
+}
+
+// DropColumn removes the named column; its id stays used (LastColumnID).
+func (s *Schema) DropColumn(name string) bool {
+	i := s.Index(name)
+	if i < 0 {
+		return false
+	}
+	s.LastColumnID = s.MaxColumnID()
+	s.Columns = append(s.Columns[:i:i], s.Columns[i+1:]...)
+	return true
 }
 
 // Index returns the position of the named column, or -1.
@@ -239,7 +284,7 @@ func (s *Schema) Arrow() *arrow.Schema {
 
 // Clone returns a deep copy.
 func (s *Schema) Clone() *Schema {
-	c := &Schema{Columns: append([]Column(nil), s.Columns...)}
+	c := &Schema{Columns: append([]Column(nil), s.Columns...), Version: s.Version, LastColumnID: s.LastColumnID}
 	c.PrimaryKey = append([]string(nil), s.PrimaryKey...)
 	return c
 }

@@ -1,0 +1,101 @@
+--
+-- ALTER TABLE: columns added, dropped, renamed, retyped, their defaults
+-- and NOT NULL, as Iceberg schema evolution (the rows already written stay
+-- in their files and read through the new schema)
+--
+-- settings every script fixes, so that the output depends on nothing else
+SET client_min_messages = warning;
+SET TimeZone = 'UTC';
+SET DateStyle = 'ISO, MDY';
+SET extra_float_digits = 1;
+-- the notices of IF [NOT] EXISTS are part of what is compared
+SET client_min_messages = notice;
+
+CREATE SCHEMA regress_alter;
+SET search_path = regress_alter;
+
+CREATE TABLE at1 (a int, b text, n numeric(6,2), f real);
+INSERT INTO at1 VALUES (1, 'x', 1.5, 0.5), (2, 'y', NULL, NULL), (3, NULL, 99.99, 3.25);
+
+-- ADD COLUMN: rows written before read the default, computed once
+ALTER TABLE at1 ADD COLUMN c int DEFAULT 42;
+ALTER TABLE at1 ADD COLUMN d text DEFAULT 'leftover', ADD COLUMN e date;
+ALTER TABLE at1 ADD COLUMN ts timestamptz DEFAULT '2024-02-29 12:00:00+00';
+ALTER TABLE at1 ADD COLUMN flag boolean NOT NULL DEFAULT true;
+SELECT * FROM at1 ORDER BY a;
+INSERT INTO at1 (a, b) VALUES (4, 'new');
+INSERT INTO at1 VALUES (5, 'all', 5, 5, 5, 'five', '2024-05-05', NULL, false);
+SELECT * FROM at1 ORDER BY a;
+SELECT a, c + 1 AS c1, upper(d), e IS NULL AS no_e FROM at1 WHERE c = 42 ORDER BY a;
+SELECT count(*), sum(c), count(e), count(DISTINCT d) FROM at1;
+ALTER TABLE at1 ADD COLUMN c int;
+ALTER TABLE at1 ADD COLUMN IF NOT EXISTS c int;
+ALTER TABLE at1 ADD COLUMN nn int NOT NULL;
+ALTER TABLE at1 ADD COLUMN bad int DEFAULT 'x';
+\d at1
+
+-- RENAME COLUMN: the values follow the column
+ALTER TABLE at1 RENAME COLUMN b TO label;
+ALTER TABLE at1 RENAME label TO lbl;
+SELECT a, lbl FROM at1 ORDER BY a;
+ALTER TABLE at1 RENAME COLUMN nosuch TO x;
+ALTER TABLE at1 RENAME COLUMN lbl TO a;
+SELECT b FROM at1;
+
+-- DROP COLUMN: gone, and a new column of the same name starts empty
+ALTER TABLE at1 DROP COLUMN d;
+SELECT * FROM at1 ORDER BY a;
+ALTER TABLE at1 ADD COLUMN d text;
+SELECT a, d FROM at1 ORDER BY a;
+ALTER TABLE at1 DROP COLUMN d, DROP COLUMN e;
+ALTER TABLE at1 DROP COLUMN IF EXISTS nosuch;
+ALTER TABLE at1 DROP COLUMN nosuch;
+ALTER TABLE IF EXISTS nosuch_table ADD COLUMN x int;
+ALTER TABLE nosuch_table ADD COLUMN x int;
+
+-- defaults
+ALTER TABLE at1 ALTER COLUMN lbl SET DEFAULT 'dflt';
+INSERT INTO at1 (a) VALUES (6);
+ALTER TABLE at1 ALTER COLUMN lbl DROP DEFAULT;
+INSERT INTO at1 (a) VALUES (7);
+SELECT a, lbl FROM at1 WHERE a >= 6 ORDER BY a;
+ALTER TABLE at1 ALTER COLUMN nosuch SET DEFAULT 1;
+ALTER TABLE at1 ALTER COLUMN c SET DEFAULT 'abc';
+
+-- NOT NULL
+ALTER TABLE at1 ALTER COLUMN a SET NOT NULL;
+INSERT INTO at1 (lbl) VALUES ('no a');
+ALTER TABLE at1 ALTER COLUMN lbl SET NOT NULL;
+ALTER TABLE at1 ALTER COLUMN a DROP NOT NULL;
+INSERT INTO at1 (lbl) VALUES ('no a');
+SELECT count(*) FROM at1 WHERE a IS NULL;
+
+-- TYPE: widening promotions keep the stored values
+ALTER TABLE at1 ALTER COLUMN a TYPE bigint;
+ALTER TABLE at1 ALTER COLUMN f TYPE double precision;
+ALTER TABLE at1 ALTER COLUMN n TYPE numeric(10,2);
+ALTER TABLE at1 ALTER COLUMN lbl TYPE varchar(2);
+ALTER TABLE at1 ALTER COLUMN lbl TYPE varchar(20);
+INSERT INTO at1 (a, lbl) VALUES (8, repeat('x', 21));
+ALTER TABLE at1 ALTER COLUMN lbl TYPE varchar(30);
+ALTER TABLE at1 ALTER COLUMN lbl TYPE text;
+INSERT INTO at1 (a, n, f) VALUES (9000000000, 12345678.12, 1e300);
+SELECT a, n, f, pg_typeof(a), pg_typeof(n), pg_typeof(f) FROM at1 ORDER BY a;
+\d at1
+
+-- one statement is one change: a failing subcommand leaves everything as it was
+ALTER TABLE at1 ADD COLUMN z1 int, DROP COLUMN nosuch;
+ALTER TABLE at1 ADD COLUMN z2 int, ADD COLUMN z2 text;
+SELECT count(*) FROM information_schema.columns WHERE table_name = 'at1' AND column_name LIKE 'z%';
+
+-- UPDATE and DELETE over rows written in several schema versions
+UPDATE at1 SET c = c * 2, lbl = coalesce(lbl, '?') WHERE a <= 3;
+DELETE FROM at1 WHERE a = 2;
+SELECT a, lbl, c FROM at1 ORDER BY a;
+
+-- the catalogs
+SELECT column_name, data_type, is_nullable, column_default, ordinal_position
+  FROM information_schema.columns WHERE table_name = 'at1' ORDER BY ordinal_position;
+
+DROP TABLE at1;
+DROP SCHEMA regress_alter;

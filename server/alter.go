@@ -1,0 +1,648 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/bsdb/bsdb-pg/pgerr"
+	"github.com/bsdb/bsdb-pg/pgtypes"
+	"github.com/bsdb/bsdb-pg/planner"
+	bsql "github.com/bsdb/bsdb-pg/sql"
+	"github.com/bsdb/bsdb-pg/storage/catalog"
+	"github.com/bsdb/bsdb-pg/storage/manifest"
+	"github.com/bsdb/bsdb-pg/storage/schema"
+)
+
+// ALTER TABLE as Iceberg schema evolution.
+//
+// A table's schema lives in its manifest; a change is one manifest
+// version with the new schema (txn.Table.Alter, after everything buffered
+// is committed), published to Iceberg as a new current schema. Columns
+// keep their field ids, so the data files already written stay valid:
+//
+//   - ADD COLUMN: a new field id. Rows written before read the column's
+//     initial default: NULL, or the value of a constant default computed
+//     once at ALTER time (PostgreSQL 11+ does the same: "fast default").
+//     The value is Iceberg's initial-default of the field; readers that
+//     do not implement it (Iceberg format v2) see NULL in those rows.
+//   - DROP COLUMN: the field leaves the schema; its data stays in old files,
+//     unread (Iceberg never reuses the id).
+//   - RENAME COLUMN, SET/DROP DEFAULT, DROP NOT NULL: the schema only.
+//   - SET NOT NULL: checked against every row first (23502).
+//   - ALTER COLUMN TYPE: the promotions Iceberg allows (integer widening,
+//     real to double precision, a larger numeric precision at the same
+//     scale) and any change between text types that cannot fail (a longer
+//     or no length limit); others are refused (0A000), as they would
+//     rewrite every data file.
+//
+// Several subcommands of one statement are one schema change.
+
+// alterCmd is one subcommand applied to a schema.
+type alterCmd struct {
+	// apply changes sch (the head's schema, a copy); notices it queues.
+	apply func(ctx context.Context, t *planner.Table, m *manifest.Manifest, sch *schema.Schema) error
+	// entry, if set, updates the catalog entry after the schema change.
+	entry func(e *catalog.Entry)
+	// after, if set, runs after the schema change (sequences).
+	after func(ctx context.Context) error
+}
+
+// planAlterTable plans the ALTER TABLE forms that change a table's
+// columns, and RENAME COLUMN. ok false: not one of them.
+func (s *session) planAlterTable(ctx context.Context, st *bsql.Statement) (p plan, ok bool, err error) {
+	if rn := st.Tree.GetRenameStmt(); rn != nil {
+		if rn.RenameType != pg_query.ObjectType_OBJECT_COLUMN || rn.RelationType != pg_query.ObjectType_OBJECT_TABLE || rn.Relation == nil {
+			return nil, false, nil
+		}
+		if err := s.ddlAllowed("ALTER TABLE"); err != nil {
+			return nil, true, err
+		}
+		cmd := s.renameColumnCmd(rn.Relation.Relname, rn.Subname, rn.Newname)
+		return tagOnly("ALTER TABLE", func(ctx context.Context) error {
+			return s.alterTable(ctx, rn.Relation, rn.MissingOk, []alterCmd{cmd})
+		}), true, nil
+	}
+	at := st.Tree.GetAlterTableStmt()
+	if at == nil || at.Objtype != pg_query.ObjectType_OBJECT_TABLE || at.Relation == nil || len(at.Cmds) == 0 {
+		return nil, false, nil
+	}
+	var cmds []alterCmd
+	for _, n := range at.Cmds {
+		c := n.GetAlterTableCmd()
+		if c == nil {
+			return nil, false, nil
+		}
+		cmd, handled, err := s.alterTableCmd(at.Relation.Relname, c)
+		if !handled {
+			if len(at.Cmds) == 1 {
+				return nil, false, nil // planAlterKey's, or unsupported
+			}
+			return nil, true, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE %s cannot be combined with other subcommands here", alterCmdName(c))
+		}
+		if err != nil {
+			return nil, true, err
+		}
+		cmds = append(cmds, cmd)
+	}
+	if err := s.ddlAllowed("ALTER TABLE"); err != nil {
+		return nil, true, err
+	}
+	return tagOnly("ALTER TABLE", func(ctx context.Context) error {
+		return s.alterTable(ctx, at.Relation, at.MissingOk, cmds)
+	}), true, nil
+}
+
+// alterCmdName names a subcommand in an error.
+func alterCmdName(c *pg_query.AlterTableCmd) string {
+	return strings.ReplaceAll(strings.TrimPrefix(c.Subtype.String(), "AT_"), "_", " ")
+}
+
+// alterTable applies cmds to the table rv names, as one schema change.
+func (s *session) alterTable(ctx context.Context, rv *pg_query.RangeVar, missingOK bool, cmds []alterCmd) error {
+	if rv.Catalogname != "" && rv.Catalogname != s.db {
+		return pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: \"%s.%s.%s\"", rv.Catalogname, rv.Schemaname, rv.Relname)
+	}
+	if s.isTempSchema(rv.Schemaname) || rv.Schemaname == "" && s.tempTable("", rv.Relname) != nil {
+		return pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE of a temporary table is not supported")
+	}
+	id, a, err := s.lookupTable(ctx, rv.Schemaname, rv.Relname)
+	var ent *catalog.Entry
+	if err == nil {
+		ent, err = s.eng.Catalog().Table(ctx, id)
+	}
+	if err != nil {
+		if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.UndefinedTable || errors.Is(err, catalog.ErrNotFound) {
+			if missingOK {
+				return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.SuccessfulCompletion,
+					Message: fmt.Sprintf("relation \"%s\" does not exist, skipping", rv.Relname)})
+			}
+			return pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", qualifiedName(rv.Schemaname, rv.Relname))
+		}
+		return err
+	}
+	if ent.IsView() {
+		return pgerr.New("42809", "\"%s\" is not a table", id.Name).WithHint("Use ALTER VIEW instead.")
+	}
+	if err := s.requireTableOwner(ctx, a, id, false); err != nil {
+		return err
+	}
+	var notices []*pgerr.Error
+	sctx := context.WithValue(ctx, alterNoticesKey{}, &notices)
+	_, err = s.eng.AlterTable(ctx, id, func(t *planner.Table, m *manifest.Manifest) (*schema.Schema, error) {
+		notices = notices[:0]
+		sch := m.Schema.Clone()
+		for _, c := range cmds {
+			if err := c.apply(sctx, t, m, sch); err != nil {
+				return nil, err
+			}
+		}
+		return sch, nil
+	})
+	s.b.sec.forget(tableKey(id))
+	if err != nil {
+		return err
+	}
+	for _, n := range notices {
+		if err := s.pendingNotice(n); err != nil {
+			return err
+		}
+	}
+	var entryFns []func(*catalog.Entry)
+	for _, c := range cmds {
+		if c.entry != nil {
+			entryFns = append(entryFns, c.entry)
+		}
+	}
+	if len(entryFns) > 0 {
+		if err := s.b.sec.updateTable(ctx, id, func(e *catalog.Entry) error {
+			for _, fn := range entryFns {
+				fn(e)
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	for _, c := range cmds {
+		if c.after != nil {
+			if err := c.after(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+type alterNoticesKey struct{}
+
+// alterNotice queues a notice of the statement (sent when it succeeds).
+func alterNotice(ctx context.Context, format string, args ...any) {
+	if p, ok := ctx.Value(alterNoticesKey{}).(*[]*pgerr.Error); ok {
+		*p = append(*p, &pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.SuccessfulCompletion, Message: fmt.Sprintf(format, args...)})
+	}
+}
+
+// alterTableCmd translates one subcommand. handled false: not one of the
+// forms planAlterTable runs.
+func (s *session) alterTableCmd(table string, c *pg_query.AlterTableCmd) (cmd alterCmd, handled bool, err error) {
+	switch c.Subtype {
+	case pg_query.AlterTableType_AT_AddColumn:
+		cd := c.GetDef().GetColumnDef()
+		if cd == nil {
+			return cmd, false, nil
+		}
+		cmd, err = s.addColumnCmd(table, cd, c.MissingOk)
+		return cmd, true, err
+	case pg_query.AlterTableType_AT_DropColumn:
+		return s.dropColumnCmd(table, c.Name, c.MissingOk), true, nil
+	case pg_query.AlterTableType_AT_ColumnDefault:
+		cmd, err = s.columnDefaultCmd(table, c.Name, c.Def)
+		return cmd, true, err
+	case pg_query.AlterTableType_AT_SetNotNull, pg_query.AlterTableType_AT_DropNotNull:
+		return s.notNullCmd(table, c.Name, c.Subtype == pg_query.AlterTableType_AT_SetNotNull), true, nil
+	case pg_query.AlterTableType_AT_AlterColumnType:
+		cd := c.GetDef().GetColumnDef()
+		if cd == nil {
+			return cmd, false, nil
+		}
+		cmd, err = s.columnTypeCmd(table, c.Name, cd)
+		return cmd, true, err
+	}
+	return cmd, false, nil
+}
+
+// findColumn returns the named column of sch or PostgreSQL's 42703.
+func findColumn(sch *schema.Schema, table, name string) (int, error) {
+	i := sch.Index(name)
+	if i < 0 {
+		return -1, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", name, table)
+	}
+	return i, nil
+}
+
+// tableRows counts the rows of the table (no write runs: see txn.Alter).
+func tableRows(m *manifest.Manifest) int64 {
+	var n int64
+	for _, f := range m.Files {
+		n += f.Rows
+	}
+	for _, d := range m.Deletes {
+		n -= d.Rows
+	}
+	return n
+}
+
+// volatileDefault reports whether a default calls a volatile function,
+// whose value PostgreSQL computes per row when it adds the column.
+func volatileDefault(def string) bool {
+	d := strings.ToLower(def)
+	for _, f := range []string{"nextval(", "random(", "gen_random_uuid(", "clock_timestamp(", "timeofday(", "uuid_generate", "setseed("} {
+		if strings.Contains(d, f) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *session) addColumnCmd(table string, c *pg_query.ColumnDef, ifNotExists bool) (alterCmd, error) {
+	cd, err := bsql.TranslateColumnDef(c, table)
+	if err != nil {
+		return alterCmd{}, err
+	}
+	switch {
+	case cd.Serial || cd.Identity != "":
+		return alterCmd{}, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN of a serial or identity column is not supported")
+	case cd.PrimaryKey:
+		return alterCmd{}, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN ... PRIMARY KEY is not supported")
+	}
+	col, err := pgtypes.ColumnType(cd.TypeOID, cd.TypeMod)
+	if err != nil {
+		return alterCmd{}, err
+	}
+	col.Name, col.NotNull, col.Default = cd.Name, cd.NotNull, cd.Default
+	apply := func(ctx context.Context, t *planner.Table, m *manifest.Manifest, sch *schema.Schema) error {
+		if sch.Index(col.Name) >= 0 {
+			if ifNotExists {
+				alterNotice(ctx, "column \"%s\" of relation \"%s\" already exists, skipping", col.Name, table)
+				return nil
+			}
+			return pgerr.New(pgerr.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", col.Name, table)
+		}
+		nc := col
+		rows := tableRows(m)
+		if nc.Default != "" {
+			if rows > 0 && volatileDefault(nc.Default) {
+				return pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN with a volatile default on a table with rows is not supported")
+			}
+			// Computed once, for every row that exists (and that a
+			// concurrent writer in the old schema may still write).
+			text, null, err := s.initialDefault(ctx, nc.Default, cd.TypeOID, cd.TypeMod)
+			if err != nil {
+				return err
+			}
+			if !null {
+				if nc.Kind == schema.KindInterval && rows > 0 {
+					return pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN of type interval with a default on a table with rows is not supported")
+				}
+				nc.InitialDefault, nc.HasInitialDefault = text, true
+			}
+		}
+		if nc.NotNull && !nc.HasInitialDefault && rows > 0 {
+			return pgerr.New(pgerr.NotNullViolation, "column \"%s\" of relation \"%s\" contains null values", nc.Name, table)
+		}
+		sch.AddColumn(nc)
+		return nil
+	}
+	return alterCmd{apply: apply}, nil
+}
+
+// initialDefault computes a constant default once: DuckDB's text of the
+// value (which DuckDB casts back to the column's type).
+func (s *session) initialDefault(ctx context.Context, def string, oid uint32, mod int32) (string, bool, error) {
+	stmts, err := bsql.Parse("SELECT (" + def + ")::" + pgtypes.FormatType(oid, mod))
+	if err != nil || len(stmts) != 1 {
+		return "", false, fmt.Errorf("bad default %q: %v", def, err)
+	}
+	b := &binder{s: s, ctx: ctx}
+	defer b.release()
+	q, err := bsql.TranslateQuery(stmts[0].Tree, b, nil)
+	if err != nil {
+		return "", false, noPosition(err)
+	}
+	var v *string
+	s.detachStream(ctx)
+	if err := s.conn.QueryRowContext(ctx, "SELECT CAST(__v AS VARCHAR) FROM ("+q.SQL+") AS __t(__v)").Scan(&v); err != nil {
+		return "", false, noPosition(bsql.MapError(err, ""))
+	}
+	if v == nil {
+		return "", true, nil
+	}
+	return *v, false, nil
+}
+
+// noPosition drops the position of an error in a statement of ours (the
+// user's text has no such position; PostgreSQL reports none either).
+func noPosition(err error) error {
+	if pe, ok := pgerr.As(err); ok && pe.Position != 0 {
+		c := *pe
+		c.Position = 0
+		return &c
+	}
+	return err
+}
+
+func (s *session) dropColumnCmd(table, name string, ifExists bool) alterCmd {
+	var dropped bool
+	var owned []catalog.TableID
+	return alterCmd{
+		apply: func(ctx context.Context, t *planner.Table, m *manifest.Manifest, sch *schema.Schema) error {
+			dropped = false
+			if sch.Index(name) < 0 {
+				if ifExists {
+					alterNotice(ctx, "column \"%s\" of relation \"%s\" does not exist, skipping", name, table)
+					return nil
+				}
+				return pgerr.New(pgerr.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", name, table)
+			}
+			if len(sch.Columns) == 1 {
+				return pgerr.New(pgerr.FeatureNotSupported, "tables without columns are not supported")
+			}
+			sch.DropColumn(name)
+			for _, k := range sch.PrimaryKey {
+				if k == name {
+					sch.PrimaryKey = nil // its key (and index) goes with it
+				}
+			}
+			dropped = true
+			recs, err := s.eng.Catalog().ListSequences(ctx, s.db)
+			if err != nil {
+				return err
+			}
+			owned = owned[:0]
+			for _, r := range recs {
+				if r.OwnedBy == t.ID && r.OwnedByColumn == name {
+					owned = append(owned, r.ID)
+				}
+			}
+			return nil
+		},
+		entry: func(e *catalog.Entry) {
+			if !dropped {
+				return
+			}
+			for _, k := range e.PrimaryKey {
+				if k == name {
+					e.PrimaryKey, e.PrimaryKeyName = nil, ""
+				}
+			}
+			kept := e.Indexes[:0]
+			for _, ix := range e.Indexes {
+				uses := false
+				for _, k := range ix.Keys {
+					uses = uses || k.Column == name || k.Expr != "" && strings.Contains(k.Expr, name)
+				}
+				for _, c := range ix.Include {
+					uses = uses || c == name
+				}
+				if !uses {
+					kept = append(kept, ix)
+				}
+			}
+			e.Indexes = kept
+			delete(e.ColumnComments, name)
+		},
+		after: func(ctx context.Context) error {
+			// The column's own sequences (serial) go with it.
+			for _, id := range owned {
+				sq, err := s.b.seqs().Lookup(ctx, id)
+				if err != nil {
+					return err
+				}
+				if sq != nil {
+					if err := s.b.seqs().Drop(ctx, sq); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		},
+	}
+}
+
+func (s *session) renameColumnCmd(table, from, to string) alterCmd {
+	return alterCmd{
+		apply: func(ctx context.Context, t *planner.Table, m *manifest.Manifest, sch *schema.Schema) error {
+			i := sch.Index(from)
+			if i < 0 {
+				return pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", from)
+			}
+			if sch.Index(to) >= 0 {
+				return pgerr.New(pgerr.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", to, table)
+			}
+			sch.Columns[i].Name = to
+			for j, k := range sch.PrimaryKey {
+				if k == from {
+					sch.PrimaryKey[j] = to
+				}
+			}
+			return nil
+		},
+		entry: func(e *catalog.Entry) {
+			for j, k := range e.PrimaryKey {
+				if k == from {
+					e.PrimaryKey[j] = to
+				}
+			}
+			for i := range e.Indexes {
+				ix := &e.Indexes[i]
+				for j := range ix.Keys {
+					if ix.Keys[j].Column == from {
+						ix.Keys[j].Column = to
+					}
+				}
+				for j, c := range ix.Include {
+					if c == from {
+						ix.Include[j] = to
+					}
+				}
+			}
+			if c, ok := e.ColumnComments[from]; ok {
+				delete(e.ColumnComments, from)
+				e.ColumnComments[to] = c
+			}
+		},
+		after: func(ctx context.Context) error {
+			return s.renameOwnedColumn(ctx, table, from, to)
+		},
+	}
+}
+
+// renameOwnedColumn follows a column rename in the sequences it owns.
+func (s *session) renameOwnedColumn(ctx context.Context, table, from, to string) error {
+	recs, err := s.eng.Catalog().ListSequences(ctx, s.db)
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		if r.OwnedBy.Name != table || r.OwnedByColumn != from {
+			continue
+		}
+		sq, err := s.b.seqs().Lookup(ctx, r.ID)
+		if err != nil || sq == nil {
+			return err
+		}
+		owner := r.OwnedBy
+		if err := sq.Alter(ctx, nil, func(rec *catalog.Sequence) error {
+			if rec.OwnedBy == owner && rec.OwnedByColumn == from {
+				rec.OwnedByColumn = to
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *session) columnDefaultCmd(table, name string, def *pg_query.Node) (alterCmd, error) {
+	text := ""
+	if def != nil {
+		if err := bsql.CheckExpression(def); err != nil {
+			return alterCmd{}, err
+		}
+		d, err := bsql.DeparseExpr(def)
+		if err != nil {
+			return alterCmd{}, err
+		}
+		text = d
+	}
+	return alterCmd{apply: func(ctx context.Context, t *planner.Table, m *manifest.Manifest, sch *schema.Schema) error {
+		i, err := findColumn(sch, table, name)
+		if err != nil {
+			return err
+		}
+		c := &sch.Columns[i]
+		if c.Identity != "" {
+			return pgerr.New(pgerr.SyntaxError, "column \"%s\" of relation \"%s\" is an identity column", name, table).
+				WithHint("Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead.")
+		}
+		if text != "" {
+			// The default must be valid for the column now, as PostgreSQL
+			// checks when it stores it (its value is not kept).
+			oid, mod, err := pgtypes.TypeOfColumn(*c)
+			if err != nil {
+				return err
+			}
+			if !volatileDefault(text) {
+				if _, _, err := s.initialDefault(ctx, text, oid, mod); err != nil {
+					return err
+				}
+			}
+		}
+		c.Default = text
+		return nil
+	}}, nil
+}
+
+func (s *session) notNullCmd(table, name string, set bool) alterCmd {
+	return alterCmd{apply: func(ctx context.Context, t *planner.Table, m *manifest.Manifest, sch *schema.Schema) error {
+		i, err := findColumn(sch, table, name)
+		if err != nil {
+			return err
+		}
+		c := &sch.Columns[i]
+		if !set {
+			for _, k := range sch.PrimaryKey {
+				if k == name {
+					return pgerr.New("42P16", "column \"%s\" is in a primary key", name)
+				}
+			}
+			if key, _ := t.Entry.EffectiveKey(sch.PrimaryKey); len(key) > 0 {
+				for _, k := range key {
+					if k == name {
+						return pgerr.New("42P16", "column \"%s\" is in a primary key", name)
+					}
+				}
+			}
+			if c.Identity != "" {
+				return pgerr.New(pgerr.SyntaxError, "column \"%s\" of relation \"%s\" is an identity column", name, table)
+			}
+			c.NotNull = false
+			return nil
+		}
+		if !c.NotNull {
+			n, err := t.CountWhere(ctx, quoteIdentPG(name)+" IS NULL")
+			if err != nil {
+				return err
+			}
+			if n > 0 {
+				return pgerr.New(pgerr.NotNullViolation, "column \"%s\" of relation \"%s\" contains null values", name, table)
+			}
+		}
+		c.NotNull = true
+		return nil
+	}}
+}
+
+func (s *session) columnTypeCmd(table, name string, def *pg_query.ColumnDef) (alterCmd, error) {
+	if def.RawDefault != nil {
+		return alterCmd{}, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ALTER COLUMN ... TYPE ... USING is not supported")
+	}
+	if def.CollClause != nil {
+		return alterCmd{}, pgerr.New(pgerr.FeatureNotSupported, "COLLATE is not supported")
+	}
+	oid, mod, err := bsql.ResolveTypeName(def.TypeName)
+	if err != nil {
+		return alterCmd{}, err
+	}
+	want, err := pgtypes.ColumnType(oid, mod)
+	if err != nil {
+		return alterCmd{}, err
+	}
+	return alterCmd{apply: func(ctx context.Context, t *planner.Table, m *manifest.Manifest, sch *schema.Schema) error {
+		i, err := findColumn(sch, table, name)
+		if err != nil {
+			return err
+		}
+		c := &sch.Columns[i]
+		from, fromMod, err := pgtypes.TypeOfColumn(*c)
+		if err != nil {
+			return err
+		}
+		if limited := narrowedText(c, from, want, oid); limited {
+			// Every stored value must fit the new length limit.
+			n, err := t.CountWhere(ctx, fmt.Sprintf("length(%s) > %d", quoteIdentPG(name), want.Length))
+			if err != nil {
+				return err
+			}
+			if n > 0 {
+				return pgerr.New(pgerr.StringDataRightTruncation, "value too long for type %s", pgtypes.FormatType(oid, mod))
+			}
+		} else if !promotable(c, from, want, oid) {
+			return pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ALTER COLUMN ... TYPE from %s to %s is not supported",
+				pgtypes.FormatType(from, fromMod), pgtypes.FormatType(oid, mod)).
+				WithHint("A column's type can change where every stored value keeps its representation: smallint to integer to bigint, real to double precision, numeric(p,s) to a larger p, and text types to a longer or no length limit.")
+		}
+		if c.Default != "" && !volatileDefault(c.Default) {
+			if _, _, err := s.initialDefault(ctx, c.Default, oid, mod); err != nil {
+				return err
+			}
+		}
+		c.Kind, c.Precision, c.Scale, c.Length, c.Annotation = want.Kind, want.Precision, want.Scale, want.Length, want.Annotation
+		return nil
+	}}, nil
+}
+
+// promotable reports whether column c (of type from) can become want (of
+// type to) without rewriting data: an Iceberg type promotion, or the same
+// storage with a check that cannot fail.
+func promotable(c *schema.Column, from uint32, want schema.Column, to uint32) bool {
+	switch {
+	case c.Kind == schema.KindInt16 && (want.Kind == schema.KindInt32 || want.Kind == schema.KindInt64),
+		c.Kind == schema.KindInt32 && want.Kind == schema.KindInt64,
+		c.Kind == schema.KindFloat32 && want.Kind == schema.KindFloat64:
+		return true
+	case c.Kind == schema.KindDecimal && want.Kind == schema.KindDecimal:
+		return want.Scale == c.Scale && want.Precision >= c.Precision
+	case c.Kind == schema.KindString && want.Kind == schema.KindString:
+		text := func(o uint32) bool { return o == pgtypes.OIDText || o == pgtypes.OIDVarchar }
+		if from == to && from == pgtypes.OIDBPChar {
+			return want.Length == c.Length
+		}
+		return text(from) && text(to) && (want.Length == 0 || c.Length != 0 && want.Length >= c.Length)
+	}
+	return c.Kind == want.Kind && from == to && c.Precision == want.Precision && c.Scale == want.Scale && c.Length == want.Length
+}
+
+// narrowedText reports whether column c (text or varchar) becomes a
+// varchar of a length limit some stored value may exceed: allowed after a
+// check of the values (PostgreSQL rewrites, failing on a value too long).
+func narrowedText(c *schema.Column, from uint32, want schema.Column, to uint32) bool {
+	text := func(o uint32) bool { return o == pgtypes.OIDText || o == pgtypes.OIDVarchar }
+	return c.Kind == schema.KindString && want.Kind == schema.KindString && text(from) && to == pgtypes.OIDVarchar &&
+		want.Length > 0 && (c.Length == 0 || want.Length < c.Length)
+}
