@@ -665,6 +665,63 @@ func (e *Engine) AlterTable(ctx context.Context, id catalog.TableID, fn func(*Ta
 	}
 }
 
+// RenameTable gives a relation a new name, possibly in another schema
+// (ALTER TABLE ... RENAME TO / SET SCHEMA). A table's open handle is
+// closed first (everything buffered is committed; a statement still on it
+// finishes on it, a transaction that wrote to it gets 40001 at COMMIT);
+// the table opens under its new name at its next use, with its files
+// where they were. No one opens either name in between.
+func (e *Engine) RenameTable(ctx context.Context, from, to catalog.TableID) error {
+	var t *Table
+	var chFrom, chTo chan struct{}
+	for {
+		e.mu.Lock()
+		if ch, ok := e.opening[from]; ok {
+			e.mu.Unlock()
+			<-ch
+			continue
+		}
+		if ch, ok := e.opening[to]; ok {
+			e.mu.Unlock()
+			<-ch
+			continue
+		}
+		if _, ok := e.tables[to]; ok {
+			e.mu.Unlock()
+			return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", to.Name)
+		}
+		t = e.tables[from]
+		delete(e.tables, from)
+		chFrom, chTo = make(chan struct{}), make(chan struct{})
+		e.opening[from], e.opening[to] = chFrom, chTo
+		e.mu.Unlock()
+		break
+	}
+	defer e.releaseOpening(to, chTo, nil)
+	defer e.releaseOpening(from, chFrom, nil)
+	if t != nil {
+		t.retired.Store(true)
+		err := t.T.Close(ctx)
+		t.retire(ctx)
+		if err != nil {
+			return err
+		}
+	}
+	if _, err := e.cat.RenameTable(ctx, from, to); err != nil {
+		switch {
+		case errors.Is(err, catalog.ErrExists):
+			return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", to.Name)
+		case errors.Is(err, catalog.ErrNotFound):
+			if serr := e.checkSchema(ctx, to.Database, to.Schema); serr != nil {
+				return serr
+			}
+			return undefinedTable(from)
+		}
+		return err
+	}
+	return nil
+}
+
 func (e *Engine) deletePrefix(ctx context.Context, prefix string) {
 	infos, err := e.store.List(ctx, prefix+"/")
 	if err != nil {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/bsdb/bsdb-pg/acl"
 	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/pgtypes"
 	"github.com/bsdb/bsdb-pg/planner"
@@ -645,4 +647,183 @@ func narrowedText(c *schema.Column, from uint32, want schema.Column, to uint32) 
 	text := func(o uint32) bool { return o == pgtypes.OIDText || o == pgtypes.OIDVarchar }
 	return c.Kind == schema.KindString && want.Kind == schema.KindString && text(from) && to == pgtypes.OIDVarchar &&
 		want.Length > 0 && (c.Length == 0 || want.Length < c.Length)
+}
+
+// planRenameRelation plans ALTER TABLE / ALTER VIEW ... RENAME TO and
+// ... SET SCHEMA of a table or view (a sequence's are planSequence's).
+// ok false: not one of them.
+func (s *session) planRenameRelation(st *bsql.Statement) (p plan, ok bool, err error) {
+	var rv *pg_query.RangeVar
+	var kind pg_query.ObjectType
+	var newSchema, newName string
+	var missingOK bool
+	switch {
+	case st.Tree.GetRenameStmt() != nil:
+		rn := st.Tree.GetRenameStmt()
+		if rn.RenameType != pg_query.ObjectType_OBJECT_TABLE && rn.RenameType != pg_query.ObjectType_OBJECT_VIEW || rn.Relation == nil {
+			return nil, false, nil
+		}
+		rv, kind, newName, missingOK = rn.Relation, rn.RenameType, rn.Newname, rn.MissingOk
+	case st.Tree.GetAlterObjectSchemaStmt() != nil:
+		as := st.Tree.GetAlterObjectSchemaStmt()
+		if as.ObjectType != pg_query.ObjectType_OBJECT_TABLE && as.ObjectType != pg_query.ObjectType_OBJECT_VIEW || as.Relation == nil {
+			return nil, false, nil
+		}
+		rv, kind, newSchema, missingOK = as.Relation, as.ObjectType, as.Newschema, as.MissingOk
+	default:
+		return nil, false, nil
+	}
+	tag := "ALTER TABLE"
+	if kind == pg_query.ObjectType_OBJECT_VIEW {
+		tag = "ALTER VIEW"
+	}
+	if err := s.ddlAllowed(tag); err != nil {
+		return nil, true, err
+	}
+	return tagOnly(tag, func(ctx context.Context) error {
+		return s.renameRelation(ctx, rv, kind == pg_query.ObjectType_OBJECT_VIEW, missingOK, newSchema, newName)
+	}), true, nil
+}
+
+// renameRelation moves the relation rv names to newSchema ("" = its own)
+// under newName ("" = its own).
+func (s *session) renameRelation(ctx context.Context, rv *pg_query.RangeVar, view, missingOK bool, newSchema, newName string) error {
+	if rv.Catalogname != "" && rv.Catalogname != s.db {
+		return pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: \"%s.%s.%s\"", rv.Catalogname, rv.Schemaname, rv.Relname)
+	}
+	if s.isTempSchema(rv.Schemaname) || rv.Schemaname == "" && (s.tempTable("", rv.Relname) != nil || s.temp.views[rv.Relname] != nil) {
+		return pgerr.New(pgerr.FeatureNotSupported, "renaming a temporary table or view is not supported")
+	}
+	id, a, err := s.lookupTable(ctx, rv.Schemaname, rv.Relname)
+	var ent *catalog.Entry
+	if err == nil {
+		ent, err = s.eng.Catalog().Table(ctx, id)
+	}
+	if err != nil {
+		if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.UndefinedTable || errors.Is(err, catalog.ErrNotFound) {
+			if missingOK {
+				return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.SuccessfulCompletion,
+					Message: fmt.Sprintf("relation \"%s\" does not exist, skipping", rv.Relname)})
+			}
+			return pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", qualifiedName(rv.Schemaname, rv.Relname))
+		}
+		return err
+	}
+	if view && !ent.IsView() {
+		return pgerr.New("42809", "\"%s\" is not a view", id.Name)
+	}
+	if err := s.requireTableOwner(ctx, a, id, false); err != nil {
+		return err
+	}
+	to := id
+	if newName != "" {
+		to.Name = newName
+	}
+	if newSchema != "" {
+		if s.isTempSchema(newSchema) || newSchema == "pg_catalog" || newSchema == "information_schema" {
+			return pgerr.New(pgerr.FeatureNotSupported, "cannot move objects into or out of system or temporary schemas")
+		}
+		to.Schema = newSchema
+		if err := s.requireSchema(ctx, a, newSchema, acl.Create); err != nil {
+			return err
+		}
+	}
+	if to == id {
+		return nil // PostgreSQL: SET SCHEMA to its own schema does nothing
+	}
+	taken := func() error {
+		if newSchema != "" {
+			return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists in schema \"%s\"", to.Name, to.Schema)
+		}
+		return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", to.Name)
+	}
+	if ix, err := s.indexHasName(ctx, to); err != nil {
+		return err
+	} else if ix {
+		return taken()
+	}
+	if sq, err := s.b.seqs().Lookup(ctx, to); err != nil {
+		return err
+	} else if sq != nil {
+		return taken()
+	}
+	if _, err := s.eng.Catalog().Table(ctx, to); err == nil {
+		return taken()
+	}
+	err = s.eng.RenameTable(ctx, id, to)
+	s.b.sec.forget(tableKey(id))
+	s.b.sec.forget(tableKey(to))
+	if err != nil {
+		if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.DuplicateTable {
+			return taken()
+		}
+		return err
+	}
+	// The views that read it: their stored query names it (PostgreSQL's
+	// refer to its OID, so they follow a rename).
+	rels, err := s.eng.ListRelations(ctx, s.db)
+	if err != nil {
+		return err
+	}
+	for _, v := range rels {
+		if !v.IsView() || v.View == nil || !slices.Contains(v.View.Deps, id) {
+			continue
+		}
+		q, err := bsql.RenameRelationInQuery(v.View.Query, id.Schema, id.Name, to.Schema, to.Name)
+		if err != nil {
+			return err
+		}
+		if err := s.b.sec.updateTable(ctx, v.ID, func(e *catalog.Entry) error {
+			if e.View == nil {
+				return nil
+			}
+			e.View.Query = q
+			for i, d := range e.View.Deps {
+				if d == id {
+					e.View.Deps[i] = to
+				}
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	// A primary key keeps its name (table_pkey of the old name).
+	if !ent.IsView() {
+		if t, err := s.eng.Table(ctx, to); err == nil {
+			if key, name := ent.EffectiveKey(t.Schema.PrimaryKey); len(key) > 0 && name == "" {
+				if err := s.b.sec.updateTable(ctx, to, func(e *catalog.Entry) error {
+					if e.PrimaryKeyName == "" {
+						e.PrimaryKeyName = id.Name + "_pkey"
+					}
+					return nil
+				}); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	// The sequences it owns follow it.
+	recs, err := s.eng.Catalog().ListSequences(ctx, s.db)
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		if r.OwnedBy != id {
+			continue
+		}
+		sq, err := s.b.seqs().Lookup(ctx, r.ID)
+		if err != nil || sq == nil {
+			return err
+		}
+		if err := sq.Alter(ctx, nil, func(rec *catalog.Sequence) error {
+			if rec.OwnedBy == id {
+				rec.OwnedBy = to
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -204,3 +204,29 @@ func eachRangeVar(m protoreflect.Message, fn func(*pg_query.RangeVar) error) err
 	})
 	return err
 }
+
+// RenameRelationInQuery rewrites a stored view query (one SELECT, every
+// relation qualified) for a relation renamed or moved from fromSchema.from
+// to toSchema.to: each reference names the new relation, under the old
+// name as its alias where it had none, so that the query's column
+// references qualified by the old name still resolve.
+func RenameRelationInQuery(query, fromSchema, from, toSchema, to string) (string, error) {
+	stmts, err := Parse(query)
+	if err != nil {
+		return "", err
+	}
+	if len(stmts) != 1 {
+		return "", pgerr.New(pgerr.InternalError, "view query of %d statements", len(stmts))
+	}
+	tree := stmts[0].Tree
+	_ = eachRangeVar(tree.ProtoReflect(), func(rv *pg_query.RangeVar) error {
+		if rv.Schemaname == fromSchema && rv.Relname == from {
+			if rv.Alias == nil {
+				rv.Alias = &pg_query.Alias{Aliasname: from}
+			}
+			rv.Schemaname, rv.Relname = toSchema, to
+		}
+		return nil
+	})
+	return deparseNode(tree)
+}

@@ -67,7 +67,8 @@ type Entry struct {
 	// PrimaryKey is a primary key added after creation (ALTER TABLE ...
 	// ADD PRIMARY KEY): its columns in key order and its constraint name
 	// ("" = table_pkey). A key declared by CREATE TABLE is in the table's
-	// schema instead. Informational, as that one: not enforced.
+	// schema instead (PrimaryKeyName then names it after a rename of the
+	// table: the key keeps its name). Informational: not enforced.
 	PrimaryKey     []string `json:"primary_key,omitempty"`
 	PrimaryKeyName string   `json:"primary_key_name,omitempty"`
 	// SchemaKeyDropped: the key of the table's schema was dropped (ALTER
@@ -77,6 +78,12 @@ type Entry struct {
 	// They are recorded for the catalogs, psql, pg_dump and migration
 	// tools; queries and writes do not use them.
 	Indexes []IndexDef `json:"indexes,omitempty"`
+	// RenamedFrom is set while a rename (RenameTable) is not finished:
+	// the relation's entry before it. While that entry still exists with
+	// the same UUID the rename did not happen and this entry is no
+	// relation; once it is gone, this one is the relation (the flag is
+	// cleared by the rename's last step).
+	RenamedFrom *TableID `json:"renamed_from,omitempty"`
 	// Comment is COMMENT ON TABLE/VIEW's text; ColumnComments COMMENT ON
 	// COLUMN's, by column name.
 	Comment        string            `json:"comment,omitempty"`
@@ -126,7 +133,7 @@ func (e *Entry) EffectiveKey(schemaKey []string) ([]string, string) {
 	case e.SchemaKeyDropped:
 		return nil, ""
 	}
-	return schemaKey, ""
+	return schemaKey, e.PrimaryKeyName
 }
 
 // KindView is Entry.Kind of a view (PostgreSQL's relkind 'v').

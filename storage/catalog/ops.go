@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 
 	"github.com/google/uuid"
 
@@ -149,26 +150,42 @@ func (c *Catalog) CreateTable(ctx context.Context, id TableID, opts ...CreateOpt
 	} else if !ok {
 		return nil, fmt.Errorf("%w: schema %s.%s", ErrNotFound, id.Database, id.Schema)
 	}
-	if ok, err := c.exists(ctx, tableKey(id)); err != nil {
-		return nil, err
-	} else if ok {
+	if _, err := c.Table(ctx, id); err == nil {
 		return nil, fmt.Errorf("%w: table %s", ErrExists, id)
+	} else if !errors.Is(err, ErrNotFound) {
+		return nil, err
 	}
 	prefix := TablePrefix(id)
 	left, err := c.store.List(ctx, prefix+"/_manifest/")
 	if err != nil {
 		return nil, fmt.Errorf("catalog: check prefix %s: %w", prefix, err)
 	}
+	taken := false
 	if len(left) > 0 {
-		return nil, fmt.Errorf("%w: %s (%d objects)", ErrPrefixInUse, prefix, len(left))
+		// The files of a table renamed away from this name, or leftovers
+		// of a DROP interrupted after its entry went (garbage).
+		rels, err := c.ListRelations(ctx, id.Database)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rels {
+			taken = taken || r.Prefix == prefix
+		}
+		if !taken {
+			return nil, fmt.Errorf("%w: %s (%d objects)", ErrPrefixInUse, prefix, len(left))
+		}
 	}
 	oid, err := c.allocOID(ctx)
 	if err != nil {
 		return nil, err
 	}
+	if taken {
+		// '~' is escaped in names: no table's own prefix ends so.
+		prefix += "~" + strconv.FormatUint(uint64(oid), 10)
+	}
 	o := applyCreate(opts)
 	e := &Entry{ID: id, UUID: uuid.NewString(), OID: oid, Prefix: prefix, CreatedMS: c.now().UnixMilli(), Owner: o.owner, Creating: o.creating}
-	if err := c.create(ctx, tableKey(id), "table "+id.String(), e); err != nil {
+	if err := c.createReplacingStale(ctx, id, e); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -203,7 +220,103 @@ func (c *Catalog) Table(ctx context.Context, id TableID) (*Entry, error) {
 		return nil, fmt.Errorf("catalog: table %s: corrupt entry: %w", id, err)
 	}
 	e.normalize()
+	if live, err := c.renameDone(ctx, &e); err != nil {
+		return nil, err
+	} else if !live {
+		return nil, fmt.Errorf("%w: table %s", ErrNotFound, id)
+	}
 	return &e, nil
+}
+
+// renameDone reports whether e is a relation: false for the new entry of
+// a rename that has not happened (its old entry, the same relation, is
+// still there).
+func (c *Catalog) renameDone(ctx context.Context, e *Entry) (bool, error) {
+	if e.RenamedFrom == nil {
+		return true, nil
+	}
+	data, _, err := c.store.Get(ctx, tableKey(*e.RenamedFrom))
+	if errors.Is(err, objstore.ErrNotFound) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("catalog: table %s: %w", *e.RenamedFrom, err)
+	}
+	var old Entry
+	if err := json.Unmarshal(data, &old); err != nil {
+		return false, fmt.Errorf("catalog: table %s: corrupt entry: %w", *e.RenamedFrom, err)
+	}
+	return old.UUID != e.UUID, nil
+}
+
+// RenameTable gives a relation (a table or a view) a new name, possibly in
+// another schema of its database (ALTER TABLE ... RENAME TO / SET SCHEMA).
+// Its files stay where they are (Entry.Prefix). ErrExists if the new name
+// is taken, ErrNotFound if the relation or the new schema does not exist.
+//
+// Three steps, each atomic: the entry under the new name, marked
+// RenamedFrom (no relation yet: the old entry still is); the old entry's
+// deletion (the commit point: from here the new one is the relation); the
+// mark's removal. A crash after the first leaves the relation under its
+// old name and a stale entry that a later create of the new name replaces;
+// after the second, the relation under its new name.
+func (c *Catalog) RenameTable(ctx context.Context, from, to TableID) (*Entry, error) {
+	if err := checkNames(to.Database, to.Schema, to.Name); err != nil {
+		return nil, err
+	}
+	if ok, err := c.exists(ctx, schemaKey(to.Database, to.Schema)); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, fmt.Errorf("%w: schema %s.%s", ErrNotFound, to.Database, to.Schema)
+	}
+	e, err := c.Table(ctx, from)
+	if err != nil {
+		return nil, err
+	}
+	ne := *e
+	ne.ID = to
+	ne.RenamedFrom = &from
+	if err := c.createReplacingStale(ctx, to, &ne); err != nil {
+		return nil, err
+	}
+	if err := c.store.Delete(ctx, tableKey(from)); err != nil {
+		_ = c.store.Delete(ctx, tableKey(to)) // not a relation: the old entry is
+		return nil, fmt.Errorf("catalog: rename %s: %w", from, err)
+	}
+	r, err := c.UpdateTable(ctx, to, func(e *Entry) error {
+		e.RenamedFrom = nil
+		return nil
+	})
+	if err != nil {
+		// Renamed; the mark stays (harmless: the old entry is gone).
+		ne.RenamedFrom = nil
+		return &ne, nil
+	}
+	return r, nil
+}
+
+// createReplacingStale creates the entry of id, replacing a stale entry of
+// a rename that never happened (renameDone false).
+func (c *Catalog) createReplacingStale(ctx context.Context, id TableID, e *Entry) error {
+	err := c.create(ctx, tableKey(id), "table "+id.String(), e)
+	if !errors.Is(err, ErrExists) {
+		return err
+	}
+	data, _, gerr := c.store.Get(ctx, tableKey(id))
+	if gerr != nil {
+		return err
+	}
+	var cur Entry
+	if json.Unmarshal(data, &cur) != nil {
+		return err
+	}
+	if live, lerr := c.renameDone(ctx, &cur); lerr != nil || live {
+		return err
+	}
+	if derr := c.store.Delete(ctx, tableKey(id)); derr != nil {
+		return err
+	}
+	return c.create(ctx, tableKey(id), "table "+id.String(), e)
 }
 
 // ListTables returns every table of db (not its views), sorted by schema
@@ -243,6 +356,11 @@ func (c *Catalog) ListRelations(ctx context.Context, db string) ([]Entry, error)
 			return nil, fmt.Errorf("catalog: %s: corrupt entry: %w", i.Key, err)
 		}
 		e.normalize()
+		if live, err := c.renameDone(ctx, &e); err != nil {
+			return nil, err
+		} else if !live {
+			continue
+		}
 		out = append(out, e)
 	}
 	sort.Slice(out, func(i, j int) bool {

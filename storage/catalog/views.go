@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/google/uuid"
@@ -22,10 +23,10 @@ func (c *Catalog) CreateView(ctx context.Context, id TableID, def *ViewDef, opts
 	} else if !ok {
 		return nil, fmt.Errorf("%w: schema %s.%s", ErrNotFound, id.Database, id.Schema)
 	}
-	if ok, err := c.exists(ctx, tableKey(id)); err != nil {
-		return nil, err
-	} else if ok {
+	if _, err := c.Table(ctx, id); err == nil {
 		return nil, fmt.Errorf("%w: relation %s", ErrExists, id)
+	} else if !errors.Is(err, ErrNotFound) {
+		return nil, err
 	}
 	oid, err := c.allocOID(ctx)
 	if err != nil {
@@ -33,7 +34,7 @@ func (c *Catalog) CreateView(ctx context.Context, id TableID, def *ViewDef, opts
 	}
 	e := &Entry{ID: id, UUID: uuid.NewString(), OID: oid, CreatedMS: c.now().UnixMilli(), Owner: applyCreate(opts).owner,
 		Kind: KindView, View: def}
-	if err := c.create(ctx, tableKey(id), "view "+id.String(), e); err != nil {
+	if err := c.createReplacingStale(ctx, id, e); err != nil {
 		return nil, err
 	}
 	return e, nil
