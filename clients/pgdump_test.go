@@ -35,10 +35,16 @@ var dumpFixture = []string{
 	`COMMENT ON TABLE nokey IS 'no key here'`,
 	`COMMENT ON COLUMN kinds.label IS 'the label''s text'`,
 	`COMMENT ON INDEX nokey_a_idx IS 'by a'`,
+	// serial columns: their sequences, OWNED BY, the defaults as ALTER
+	// TABLE ... SET DEFAULT after the sequences, and setval of the state
+	`CREATE TABLE events (id serial PRIMARY KEY, note text DEFAULT 'n', seq bigserial)`,
+	`INSERT INTO events (note) VALUES ('a'), ('b')`,
+	`CREATE TABLE other.counters (k bigserial, v int)`,
+	`INSERT INTO other.counters (v) VALUES (5)`,
 }
 
 // dumpTables are the fixture's tables, read back with COPY to compare.
-var dumpTables = []string{"public.kinds", "other.pairs", "public.nokey"}
+var dumpTables = []string{"public.kinds", "other.pairs", "public.nokey", "public.events", "other.counters"}
 
 // normalizeDump drops the lines of a plain dump that differ between runs
 // and servers: the version comments and psql's \restrict keys.
@@ -98,7 +104,11 @@ func TestPgDumpRestore(t *testing.T) {
 		"CREATE INDEX kinds_label ON public.kinds USING btree (lower(label), day DESC) WHERE ok;",
 		"CREATE INDEX pairs_v_idx ON other.pairs USING hash (v);",
 		"COMMENT ON TABLE public.nokey IS 'no key here';", "COMMENT ON COLUMN public.kinds.label IS 'the label''s text';",
-		"COMMENT ON INDEX public.nokey_a_idx IS 'by a';"} {
+		"COMMENT ON INDEX public.nokey_a_idx IS 'by a';",
+		"ALTER SEQUENCE public.events_id_seq OWNED BY public.events.id;",
+		"ALTER TABLE ONLY public.events ALTER COLUMN id SET DEFAULT nextval('public.events_id_seq'::regclass);",
+		"ALTER TABLE ONLY other.counters ALTER COLUMN k SET DEFAULT nextval('other.counters_k_seq'::regclass);",
+		"SELECT pg_catalog.setval('public.events_seq_seq', 2, true);"} {
 		if !strings.Contains(plain, frag) {
 			t.Errorf("the dump lacks %q:\n%s", frag, plain)
 		}

@@ -139,7 +139,7 @@ func columnsRows(s *Snapshot, _ *Facts) [][]any {
 			_, _, _, _, coll, udt := typeFacts(c.TypeOID)
 			var def any
 			if c.Default != "" && c.Identity == "" {
-				def = DefaultExpr(c)
+				def = shownDefault(s, t, c)
 			}
 			isIdentity, idGen, idStart, idIncr, idMax, idMin, idCycle := "NO", any(nil), any(nil), any(nil), any(nil), any(nil), "NO"
 			if q := identitySequence(s, t, c.Num(i)); q != nil && c.Identity != "" {

@@ -3,6 +3,7 @@ package pgcatalog
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -324,16 +325,120 @@ func attributeRows(s *Snapshot, _ *Facts) [][]any {
 // bits (stable, distinct from table and key OIDs).
 func attrdefOID(table uint32, attnum int) int64 { return int64(table) | int64(attnum)<<32 }
 
+// defaultOID is the OID of column c's default (pg_attrdef.oid): for a
+// default that calls nextval of a sequence, the sequence's OID (unique
+// among defaults, and within the 32 bits of an oid: pg_dump keys its
+// objects by it and resolves pg_depend's rows of the default with it;
+// pg_attrdef and pg_class are different classes, so the same number
+// names two objects as in PostgreSQL), else attrdefOID.
+func defaultOID(s *Snapshot, t Table, c Column, i int) int64 {
+	if q := defaultSequence(s, t, c); q != nil {
+		return int64(q.OID)
+	}
+	return attrdefOID(t.OID, c.Num(i))
+}
+
+// defaultSequence is the sequence of the snapshot whose nextval column c's
+// default calls, or nil. PostgreSQL resolves the name once, when the
+// default is stored; here an unqualified name (what CREATE TABLE stores
+// for a serial column of public) is looked for in the table's schema,
+// then public, then the search path.
+func defaultSequence(s *Snapshot, t Table, c Column) *Sequence {
+	const pre, post = "nextval('", "'::regclass)"
+	d := strings.TrimSpace(c.Default)
+	if c.Identity != "" || !strings.HasPrefix(d, pre) || !strings.HasSuffix(d, post) {
+		return nil
+	}
+	name := strings.ReplaceAll(d[len(pre):len(d)-len(post)], "''", "'")
+	parts, ok := splitQualified(name)
+	if !ok {
+		return nil
+	}
+	find := func(schema, rel string) *Sequence {
+		for i := range s.Sequences {
+			if q := &s.Sequences[i]; q.Schema == schema && q.Name == rel {
+				return q
+			}
+		}
+		return nil
+	}
+	if len(parts) == 2 {
+		return find(parts[0], parts[1])
+	}
+	for _, sc := range append([]string{t.Schema, "public"}, s.SearchPath...) {
+		if q := find(sc, parts[0]); q != nil {
+			return q
+		}
+	}
+	return nil
+}
+
+// splitQualified splits a possibly qualified, possibly quoted relation
+// name as a regclass literal spells it: [schema,] name (unquoted names
+// folded to lower case).
+func splitQualified(s string) ([]string, bool) {
+	var parts []string
+	for len(s) > 0 {
+		var p string
+		if s[0] == '"' {
+			end := -1
+			for i := 1; i < len(s); i++ {
+				if s[i] == '"' {
+					if i+1 < len(s) && s[i+1] == '"' {
+						i++
+						continue
+					}
+					end = i
+					break
+				}
+			}
+			if end < 0 {
+				return nil, false
+			}
+			p, s = strings.ReplaceAll(s[1:end], `""`, `"`), s[end+1:]
+		} else {
+			i := strings.IndexByte(s, '.')
+			if i < 0 {
+				i = len(s)
+			}
+			p, s = strings.ToLower(s[:i]), s[i:]
+		}
+		parts = append(parts, p)
+		if len(s) > 0 {
+			if s[0] != '.' {
+				return nil, false
+			}
+			s = s[1:]
+		}
+	}
+	return parts, len(parts) == 1 || len(parts) == 2
+}
+
 func attrdefRows(s *Snapshot, _ *Facts) [][]any {
 	var rows [][]any
 	for _, t := range sortedTables(s.Tables) {
 		for i, c := range t.Columns {
 			if c.Default != "" && c.Identity == "" {
-				rows = append(rows, []any{attrdefOID(t.OID, c.Num(i)), int64(t.OID), int16(c.Num(i)), DefaultExpr(c)})
+				rows = append(rows, []any{defaultOID(s, t, c, i), int64(t.OID), int16(c.Num(i)), shownDefault(s, t, c)})
 			}
 		}
 	}
 	return rows
+}
+
+// shownDefault is DefaultExpr as the session sees it: the sequence a
+// nextval default calls is named as regclass output names it, qualified
+// unless its schema is in the search path.
+func shownDefault(s *Snapshot, t Table, c Column) string {
+	q := defaultSequence(s, t, c)
+	if q == nil {
+		return DefaultExpr(c)
+	}
+	name := quoteIdent(q.Name)
+	if !slices.Contains(s.SearchPath, q.Schema) {
+		name = quoteIdent(q.Schema) + "." + name
+	}
+	return "nextval('" + strings.ReplaceAll(name, "'", "''") + "'::regclass)"
 }
 
 // DefaultExpr is a column default as pg_get_expr prints it: PostgreSQL

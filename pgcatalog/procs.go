@@ -181,6 +181,7 @@ const (
 	OIDPgTypeClass     = 1247
 	OIDPgDatabaseClass = 1262
 	OIDPgClassClass    = 1259
+	OIDPgAttrdefClass  = 2604
 )
 
 func init() {

@@ -113,5 +113,20 @@ func sequenceDependRows(s *Snapshot, _ *Facts) [][]any {
 		}
 		rows = append(rows, []any{int64(1259), int64(q.OID), int32(0), int64(1259), int64(q.OwnedBy), int32(q.OwnedByCol), kind})
 	}
+	// A default calling nextval depends on its sequence (normal) and on
+	// its column (auto), as PostgreSQL records them: pg_dump sees the
+	// loop table -> default -> sequence -> table of a serial column and
+	// dumps the default as ALTER TABLE ... SET DEFAULT after the
+	// sequence.
+	for _, t := range sortedTables(s.Tables) {
+		for i, c := range t.Columns {
+			if q := defaultSequence(s, t, c); q != nil {
+				oid := defaultOID(s, t, c, i)
+				rows = append(rows,
+					[]any{int64(OIDPgAttrdefClass), oid, int32(0), int64(1259), int64(q.OID), int32(0), "n"},
+					[]any{int64(OIDPgAttrdefClass), oid, int32(0), int64(1259), int64(t.OID), int32(c.Num(i)), "a"})
+			}
+		}
+	}
 	return rows
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bsdb/bsdb-pg/acl"
 	"github.com/bsdb/bsdb-pg/pgerr"
+	"github.com/bsdb/bsdb-pg/seq"
 	bsql "github.com/bsdb/bsdb-pg/sql"
 	"github.com/bsdb/bsdb-pg/storage/catalog"
 )
@@ -367,6 +368,36 @@ func bestGrantor(a *authz, eff acl.ACL, owner uint32, privs acl.Mode) (uint32, a
 	return grantor, best
 }
 
+// alterSequenceOwner gives sequence sq to the new owner of at's command.
+func (s *session) alterSequenceOwner(ctx context.Context, a *authz, sq *seq.Seq, at *pg_query.AlterTableStmt, checkNew func(*catalog.Role) error) error {
+	for _, c := range at.Cmds {
+		newOwner, err := s.specRole(a.rs, c.GetAlterTableCmd().GetNewowner())
+		if err != nil {
+			return err
+		}
+		info := sq.Info()
+		if newOwner.OID == info.Owner {
+			continue
+		}
+		if !a.super() {
+			if !a.owns(info.Owner) {
+				return errNotOwner("sequence", info.ID.Name)
+			}
+			if err := checkNew(newOwner); err != nil {
+				return err
+			}
+		}
+		if err := sq.Alter(ctx, nil, func(rec *catalog.Sequence) error {
+			rec.ACL = acl.NewOwner(rec.ACL, rec.Owner, newOwner.OID)
+			rec.Owner = newOwner.OID
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // planAlterOwner is ALTER TABLE / SCHEMA / DATABASE ... OWNER TO.
 func (s *session) planAlterOwner(st *bsql.Statement) (plan, error) {
 	return tagOnly(st.Tag, func(ctx context.Context) error {
@@ -383,12 +414,27 @@ func (s *session) planAlterOwner(st *bsql.Statement) (plan, error) {
 		}
 		if at := st.Tree.GetAlterTableStmt(); at != nil {
 			rv := at.Relation
+			if at.Objtype == pg_query.ObjectType_OBJECT_SEQUENCE {
+				sq, err := s.findSequence(ctx, rv.Schemaname, rv.Relname, !at.MissingOk)
+				if err != nil {
+					return err
+				}
+				if sq == nil {
+					return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.SuccessfulCompletion,
+						Message: fmt.Sprintf("relation \"%s\" does not exist, skipping", rv.Relname)})
+				}
+				return s.alterSequenceOwner(ctx, a, sq, at, checkNew)
+			}
 			id, _, err := s.lookupTable(ctx, rv.Schemaname, rv.Relname)
 			if err != nil {
 				return err
 			}
 			o, err := s.b.sec.table(ctx, id)
 			if errors.Is(err, catalog.ErrNotFound) {
+				// ALTER TABLE ... OWNER TO of a sequence (pg_dump writes it so).
+				if sq, serr := s.findSequence(ctx, rv.Schemaname, rv.Relname, false); serr == nil && sq != nil {
+					return s.alterSequenceOwner(ctx, a, sq, at, checkNew)
+				}
 				if at.MissingOk {
 					return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.SuccessfulCompletion,
 						Message: fmt.Sprintf("relation \"%s\" does not exist, skipping", rv.Relname)})

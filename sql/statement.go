@@ -357,6 +357,9 @@ func classify(n *pg_query.Node) (Kind, string) {
 		}
 	case *pg_query.Node_AlterTableStmt:
 		if isOwnerChange(s.AlterTableStmt) {
+			if s.AlterTableStmt.Objtype == pg_query.ObjectType_OBJECT_SEQUENCE {
+				return KindAlterOwner, "ALTER SEQUENCE"
+			}
 			return KindAlterOwner, "ALTER TABLE"
 		}
 	}
@@ -365,7 +368,7 @@ func classify(n *pg_query.Node) (Kind, string) {
 
 // isOwnerChange reports whether an ALTER TABLE only changes the owner.
 func isOwnerChange(at *pg_query.AlterTableStmt) bool {
-	if at.Objtype != pg_query.ObjectType_OBJECT_TABLE || len(at.Cmds) == 0 {
+	if at.Objtype != pg_query.ObjectType_OBJECT_TABLE && at.Objtype != pg_query.ObjectType_OBJECT_SEQUENCE || len(at.Cmds) == 0 {
 		return false
 	}
 	for _, c := range at.Cmds {

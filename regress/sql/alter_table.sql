@@ -97,5 +97,62 @@ SELECT a, lbl, c FROM at1 ORDER BY a;
 SELECT column_name, data_type, is_nullable, column_default, ordinal_position
   FROM information_schema.columns WHERE table_name = 'at1' ORDER BY ordinal_position;
 
+-- RENAME TO and SET SCHEMA: the rows, indexes, comments, the primary key's
+-- name and the serial column's sequence follow; views that read the
+-- table keep reading it; the old name is free again
+CREATE SCHEMA regress_alter2;
+CREATE TABLE rt (id serial PRIMARY KEY, v text);
+INSERT INTO rt (v) VALUES ('a'), ('b');
+CREATE INDEX rt_v ON rt (v);
+COMMENT ON TABLE rt IS 'the table';
+CREATE VIEW rv AS SELECT rt.id, v FROM rt WHERE rt.id > 0;
+CREATE VIEW rv2 AS SELECT * FROM rv;
+ALTER TABLE rt RENAME TO rt2;
+SELECT * FROM rt2 ORDER BY id;
+SELECT * FROM rt;
+INSERT INTO rt2 (v) VALUES ('c');
+SELECT pg_get_serial_sequence('rt2', 'id');
+SELECT * FROM rv2 ORDER BY id;
+\d rt2
+SELECT obj_description('rt2'::regclass, 'pg_class');
+CREATE TABLE rt (x int);
+INSERT INTO rt VALUES (1);
+SELECT * FROM rt;
+ALTER TABLE rt2 RENAME TO rt;
+ALTER TABLE rt2 RENAME TO rt_v;
+ALTER TABLE IF EXISTS nosuch RENAME TO x;
+ALTER TABLE nosuch RENAME TO x;
+ALTER TABLE rt2 SET SCHEMA regress_alter2;
+SELECT * FROM regress_alter2.rt2 ORDER BY id;
+SELECT * FROM rv ORDER BY id;
+SELECT * FROM rt2;
+ALTER TABLE regress_alter2.rt2 SET SCHEMA nosuch;
+ALTER VIEW rv RENAME TO rv_renamed;
+SELECT count(*) FROM rv_renamed;
+SELECT count(*) FROM rv2;
+ALTER VIEW rt RENAME TO q;
+ALTER TABLE regress_alter2.rt2 RENAME TO rt3;
+INSERT INTO regress_alter2.rt3 (v) VALUES ('d');
+SELECT * FROM regress_alter2.rt3 ORDER BY id;
+-- (a sequence the table owns stays in its schema: see the README)
+SELECT relname, relnamespace::regnamespace FROM pg_class WHERE relname LIKE 'r%' AND relkind <> 'S' AND relnamespace::regnamespace::text LIKE 'regress%' ORDER BY 1;
+DROP VIEW rv2, rv_renamed;
+DROP TABLE rt, regress_alter2.rt3;
+DROP SCHEMA regress_alter2;
+
+-- OWNER TO of a sequence, by ALTER TABLE (as pg_dump writes it) or ALTER
+-- SEQUENCE
+CREATE ROLE regress_alter_owner;
+CREATE SEQUENCE regress_alter2_sq;
+ALTER TABLE regress_alter2_sq OWNER TO regress_alter_owner;
+SELECT sequenceowner FROM pg_sequences WHERE sequencename = 'regress_alter2_sq';
+ALTER SEQUENCE regress_alter2_sq OWNER TO postgres;
+SELECT sequenceowner FROM pg_sequences WHERE sequencename = 'regress_alter2_sq';
+ALTER SEQUENCE nosuch_sq OWNER TO postgres;
+ALTER SEQUENCE IF EXISTS nosuch_sq OWNER TO postgres;
+ALTER TABLE nosuch_sq OWNER TO postgres;
+DROP SEQUENCE regress_alter2_sq;
+DROP ROLE regress_alter_owner;
+
 DROP TABLE at1;
 DROP SCHEMA regress_alter;
