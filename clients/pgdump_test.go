@@ -41,10 +41,14 @@ var dumpFixture = []string{
 	`INSERT INTO events (note) VALUES ('a'), ('b')`,
 	`CREATE TABLE other.counters (k bigserial, v int)`,
 	`INSERT INTO other.counters (v) VALUES (5)`,
+	// foreign keys (recorded, not enforced): ALTER TABLE ONLY ... ADD
+	// CONSTRAINT ... FOREIGN KEY after the data and the keys
+	`CREATE TABLE other.refs (k bigint REFERENCES other.pairs, e int, CONSTRAINT refs_event FOREIGN KEY (e) REFERENCES events ON DELETE CASCADE)`,
+	`INSERT INTO other.refs VALUES (10, 1), (20, NULL)`,
 }
 
 // dumpTables are the fixture's tables, read back with COPY to compare.
-var dumpTables = []string{"public.kinds", "other.pairs", "public.nokey", "public.events", "other.counters"}
+var dumpTables = []string{"public.kinds", "other.pairs", "public.nokey", "public.events", "other.counters", "other.refs"}
 
 // normalizeDump drops the lines of a plain dump that differ between runs
 // and servers: the version comments and psql's \restrict keys.
@@ -108,7 +112,9 @@ func TestPgDumpRestore(t *testing.T) {
 		"ALTER SEQUENCE public.events_id_seq OWNED BY public.events.id;",
 		"ALTER TABLE ONLY public.events ALTER COLUMN id SET DEFAULT nextval('public.events_id_seq'::regclass);",
 		"ALTER TABLE ONLY other.counters ALTER COLUMN k SET DEFAULT nextval('other.counters_k_seq'::regclass);",
-		"SELECT pg_catalog.setval('public.events_seq_seq', 2, true);"} {
+		"SELECT pg_catalog.setval('public.events_seq_seq', 2, true);",
+		"ALTER TABLE ONLY other.refs\n    ADD CONSTRAINT refs_event FOREIGN KEY (e) REFERENCES public.events(id) ON DELETE CASCADE;",
+		"ALTER TABLE ONLY other.refs\n    ADD CONSTRAINT refs_k_fkey FOREIGN KEY (k) REFERENCES other.pairs(k);"} {
 		if !strings.Contains(plain, frag) {
 			t.Errorf("the dump lacks %q:\n%s", frag, plain)
 		}

@@ -2,6 +2,7 @@ package pgcatalog
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/bsdb/bsdb-pg/acl"
 )
@@ -60,6 +61,10 @@ func init() {
 			if len(t.PrimaryKey) > 0 {
 				rows = append(rows, []any{s.Database, t.Schema, pkName(t), s.Database, t.Schema, t.Name, "PRIMARY KEY", "NO", "NO", "YES", nil})
 			}
+			for _, fk := range t.ForeignKeys {
+				rows = append(rows, []any{s.Database, t.Schema, fk.Name, s.Database, t.Schema, t.Name, "FOREIGN KEY",
+					yesNo(fk.Deferrable), yesNo(fk.Deferred), "YES", nil})
+			}
 			for i, c := range t.Columns {
 				if c.NotNull {
 					name := fmt.Sprintf("%d_%d_%d_not_null", SchemaOID(t.Schema), t.OID, c.Num(i))
@@ -77,6 +82,18 @@ func init() {
 			for i, k := range t.PrimaryKey {
 				rows = append(rows, []any{s.Database, t.Schema, pkName(t), s.Database, t.Schema, t.Name, k, int32(i + 1), nil})
 			}
+			for _, fk := range t.ForeignKeys {
+				ref := tableByOID(s, fk.RefOID)
+				for i, c := range fk.Columns {
+					var pos any
+					if ref != nil && i < len(fk.RefColumns) {
+						if j := slices.Index(ref.PrimaryKey, fk.RefColumns[i]); j >= 0 {
+							pos = int32(j + 1)
+						}
+					}
+					rows = append(rows, []any{s.Database, t.Schema, fk.Name, s.Database, t.Schema, t.Name, c, int32(i + 1), pos})
+				}
+			}
 		}
 		return rows
 	})
@@ -89,7 +106,17 @@ func init() {
 			var rows [][]any
 			for _, t := range shownTables(s, 0) {
 				for _, k := range t.PrimaryKey {
-					rows = append(rows, []any{s.Database, t.Schema, t.Name, k, s.Database, t.Schema, t.Name + "_pkey"})
+					rows = append(rows, []any{s.Database, t.Schema, t.Name, k, s.Database, t.Schema, pkName(t)})
+				}
+			}
+			// A foreign key uses the columns it references.
+			for _, t := range sortedTables(s.Tables) {
+				for _, fk := range t.ForeignKeys {
+					if ref := tableByOID(s, fk.RefOID); ref != nil && (!ref.Restricted || ref.Privileges != 0) {
+						for _, c := range fk.RefColumns {
+							rows = append(rows, []any{s.Database, ref.Schema, ref.Name, c, s.Database, t.Schema, fk.Name})
+						}
+					}
 				}
 			}
 			return rows
@@ -166,4 +193,11 @@ func columnsRows(s *Snapshot, _ *Facts) [][]any {
 		}
 	}
 	return rows
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "YES"
+	}
+	return "NO"
 }

@@ -107,6 +107,8 @@ type Table struct {
 	Indexes []Index
 	// Comment is the table's or view's COMMENT ON text ("" = none).
 	Comment string
+	// ForeignKeys are the table's FOREIGN KEY constraints.
+	ForeignKeys []ForeignKey
 }
 
 // Index is an index of a table (relkind 'i').

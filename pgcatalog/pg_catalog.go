@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -260,13 +261,24 @@ func classRows(s *Snapshot, _ *Facts) [][]any {
 			int32(0), float32(-1), int32(0), int64(0), hasIndex, false, "p", kind, int16(natts), int16(0), false,
 			false, false, false, false, true, "d", false, int64(0), int64(0), int64(0), relacl, nil, nil}
 	}
+	referenced := map[uint32]bool{}
+	for _, t := range s.Tables {
+		for _, fk := range t.ForeignKeys {
+			referenced[fk.RefOID] = true
+		}
+	}
 	for _, t := range sortedTables(s.Tables) {
 		ns := SchemaOID(t.Schema)
 		if t.View {
 			rows = append(rows, row(t.OID, t.Name, ns, tableOwner(t), 0, "v", len(t.Columns), false, aclArray(t.ACL)))
 			continue
 		}
-		rows = append(rows, row(t.OID, t.Name, ns, tableOwner(t), OIDHeapAM, "r", len(t.Columns), len(t.PrimaryKey) > 0 || len(t.Indexes) > 0, aclArray(t.ACL)))
+		r := row(t.OID, t.Name, ns, tableOwner(t), OIDHeapAM, "r", len(t.Columns), len(t.PrimaryKey) > 0 || len(t.Indexes) > 0, aclArray(t.ACL))
+		// relhastriggers: PostgreSQL implements a foreign key with
+		// triggers on both tables, and psql's \d shows foreign keys and
+		// "Referenced by" only for a table that has triggers.
+		r[20] = len(t.ForeignKeys) > 0 || referenced[t.OID]
+		rows = append(rows, r)
 		if len(t.PrimaryKey) > 0 {
 			rows = append(rows, row(PKIndexOID(t.OID), pkName(t), ns, tableOwner(t), OIDBtreeAM, "i", len(t.PrimaryKey), false, nil))
 		}
@@ -447,6 +459,12 @@ func shownDefault(s *Snapshot, t Table, c Column) string {
 func DefaultExpr(c Column) string {
 	d := strings.TrimSpace(c.Default)
 	if len(d) >= 2 && d[0] == '\'' && d[len(d)-1] == '\'' && !strings.Contains(strings.ReplaceAll(d[1:len(d)-1], "''", ""), "'") {
+		// The literal became a constant of the column's type: a
+		// non-negative integer constant prints bare (ruleutils'
+		// get_const_expr), as PostgreSQL shows it.
+		if n, err := strconv.ParseInt(strings.TrimSpace(d[1:len(d)-1]), 10, 32); err == nil && n >= 0 && c.TypeOID == 23 {
+			return strconv.FormatInt(n, 10)
+		}
 		return d + "::" + FormatType(c.TypeOID, -1)
 	}
 	return d
@@ -467,6 +485,7 @@ func keyNums(t Table) []int64 {
 func constraintRows(s *Snapshot, _ *Facts) [][]any {
 	var rows [][]any
 	for _, t := range sortedTables(s.Tables) {
+		rows = append(rows, foreignKeyConstraintRows(s, t)...)
 		if len(t.PrimaryKey) == 0 {
 			continue
 		}
@@ -563,6 +582,9 @@ func defRows(s *Snapshot, _ *Facts) [][]any {
 		}
 		for _, x := range t.Indexes {
 			rows = append(rows, []any{int64(x.OID), x.Def})
+		}
+		for _, fk := range t.ForeignKeys {
+			rows = append(rows, []any{int64(fk.OID), foreignKeyDef(s, fk)})
 		}
 	}
 	return rows

@@ -46,11 +46,15 @@ import (
 // alterCmd is one subcommand applied to a schema.
 type alterCmd struct {
 	// apply changes sch (the head's schema, a copy); notices it queues.
+	// nil: the subcommand changes no schema (a constraint).
 	apply func(ctx context.Context, t *planner.Table, m *manifest.Manifest, sch *schema.Schema) error
 	// entry, if set, updates the catalog entry after the schema change.
 	entry func(e *catalog.Entry)
 	// after, if set, runs after the schema change (sequences).
 	after func(ctx context.Context) error
+	// after2, if set, runs after the schema change with the table's id
+	// (constraints).
+	after2 func(ctx context.Context, id catalog.TableID) error
 }
 
 // planAlterTable plans the ALTER TABLE forms that change a table's
@@ -134,19 +138,28 @@ func (s *session) alterTable(ctx context.Context, rv *pg_query.RangeVar, missing
 	}
 	var notices []*pgerr.Error
 	sctx := context.WithValue(ctx, alterNoticesKey{}, &notices)
-	_, err = s.eng.AlterTable(ctx, id, func(t *planner.Table, m *manifest.Manifest) (*schema.Schema, error) {
-		notices = notices[:0]
-		sch := m.Schema.Clone()
-		for _, c := range cmds {
-			if err := c.apply(sctx, t, m, sch); err != nil {
-				return nil, err
+	changes := false
+	for _, c := range cmds {
+		changes = changes || c.apply != nil
+	}
+	if changes {
+		_, err = s.eng.AlterTable(ctx, id, func(t *planner.Table, m *manifest.Manifest) (*schema.Schema, error) {
+			notices = notices[:0]
+			sch := m.Schema.Clone()
+			for _, c := range cmds {
+				if c.apply == nil {
+					continue
+				}
+				if err := c.apply(sctx, t, m, sch); err != nil {
+					return nil, err
+				}
 			}
+			return sch, nil
+		})
+		s.b.sec.forget(tableKey(id))
+		if err != nil {
+			return err
 		}
-		return sch, nil
-	})
-	s.b.sec.forget(tableKey(id))
-	if err != nil {
-		return err
 	}
 	for _, n := range notices {
 		if err := s.pendingNotice(n); err != nil {
@@ -175,6 +188,11 @@ func (s *session) alterTable(ctx context.Context, rv *pg_query.RangeVar, missing
 				return err
 			}
 		}
+		if c.after2 != nil {
+			if err := c.after2(ctx, id); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -200,12 +218,22 @@ func (s *session) alterTableCmd(table string, c *pg_query.AlterTableCmd) (cmd al
 		cmd, err = s.addColumnCmd(table, cd, c.MissingOk)
 		return cmd, true, err
 	case pg_query.AlterTableType_AT_DropColumn:
-		return s.dropColumnCmd(table, c.Name, c.MissingOk), true, nil
+		return s.dropColumnCmd(table, c.Name, c.MissingOk, c.Behavior == pg_query.DropBehavior_DROP_CASCADE), true, nil
 	case pg_query.AlterTableType_AT_ColumnDefault:
 		cmd, err = s.columnDefaultCmd(table, c.Name, c.Def)
 		return cmd, true, err
 	case pg_query.AlterTableType_AT_SetNotNull, pg_query.AlterTableType_AT_DropNotNull:
 		return s.notNullCmd(table, c.Name, c.Subtype == pg_query.AlterTableType_AT_SetNotNull), true, nil
+	case pg_query.AlterTableType_AT_AddConstraint:
+		con := c.GetDef().GetConstraint()
+		if con == nil || con.Contype != pg_query.ConstrType_CONSTR_FOREIGN {
+			return cmd, false, nil
+		}
+		spec, err := bsql.TranslateForeignKey(con, "")
+		if err != nil {
+			return cmd, true, err
+		}
+		return s.addForeignKeyCmd(table, spec), true, nil
 	case pg_query.AlterTableType_AT_AlterColumnType:
 		cd := c.GetDef().GetColumnDef()
 		if cd == nil {
@@ -215,6 +243,14 @@ func (s *session) alterTableCmd(table string, c *pg_query.AlterTableCmd) (cmd al
 		return cmd, true, err
 	}
 	return cmd, false, nil
+}
+
+// addForeignKeyCmd adds a foreign key once the schema change, if any, is
+// done (it may name a column the same statement adds).
+func (s *session) addForeignKeyCmd(table string, spec bsql.ForeignKeySpec) alterCmd {
+	return alterCmd{after2: func(ctx context.Context, id catalog.TableID) error {
+		return s.addForeignKey(ctx, id, spec) // foreignkey.go
+	}}
 }
 
 // findColumn returns the named column of sch or PostgreSQL's 42703.
@@ -266,6 +302,17 @@ func (s *session) addColumnCmd(table string, c *pg_query.ColumnDef, ifNotExists 
 		return alterCmd{}, err
 	}
 	col.Name, col.NotNull, col.Default = cd.Name, cd.NotNull, cd.Default
+	// ADD COLUMN c type REFERENCES t: the foreign key once the column is there.
+	var fks []bsql.ForeignKeySpec
+	for _, cn := range c.Constraints {
+		if k := cn.GetConstraint(); k != nil && k.Contype == pg_query.ConstrType_CONSTR_FOREIGN {
+			spec, err := bsql.TranslateForeignKey(k, cd.Name)
+			if err != nil {
+				return alterCmd{}, err
+			}
+			fks = append(fks, spec)
+		}
+	}
 	apply := func(ctx context.Context, t *planner.Table, m *manifest.Manifest, sch *schema.Schema) error {
 		if sch.Index(col.Name) >= 0 {
 			if ifNotExists {
@@ -299,7 +346,15 @@ func (s *session) addColumnCmd(table string, c *pg_query.ColumnDef, ifNotExists 
 		sch.AddColumn(nc)
 		return nil
 	}
-	return alterCmd{apply: apply}, nil
+	after2 := func(ctx context.Context, id catalog.TableID) error {
+		for _, spec := range fks {
+			if err := s.addForeignKey(ctx, id, spec); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return alterCmd{apply: apply, after2: after2}, nil
 }
 
 // initialDefault computes a constant default once: DuckDB's text of the
@@ -337,9 +392,10 @@ func noPosition(err error) error {
 	return err
 }
 
-func (s *session) dropColumnCmd(table, name string, ifExists bool) alterCmd {
+func (s *session) dropColumnCmd(table, name string, ifExists, cascade bool) alterCmd {
 	var dropped bool
 	var owned []catalog.TableID
+	var fkDeps []fkDependent
 	return alterCmd{
 		apply: func(ctx context.Context, t *planner.Table, m *manifest.Manifest, sch *schema.Schema) error {
 			dropped = false
@@ -352,6 +408,27 @@ func (s *session) dropColumnCmd(table, name string, ifExists bool) alterCmd {
 			}
 			if len(sch.Columns) == 1 {
 				return pgerr.New(pgerr.FeatureNotSupported, "tables without columns are not supported")
+			}
+			// Foreign keys of other tables that reference the column.
+			fkDeps = fkDeps[:0]
+			rels, err := s.eng.ListRelations(ctx, s.db)
+			if err != nil {
+				return err
+			}
+			for _, e := range rels {
+				for _, fk := range e.ForeignKeys {
+					if fk.RefTable == t.ID && slices.Contains(fk.RefColumns, name) && !(e.ID == t.ID && slices.Contains(fk.Columns, name)) {
+						fkDeps = append(fkDeps, fkDependent{table: e.ID, name: fk.Name, ref: t.ID})
+					}
+				}
+			}
+			if len(fkDeps) > 0 && !cascade {
+				var lines []string
+				for _, d := range fkDeps {
+					lines = append(lines, fmt.Sprintf("constraint %s on table %s depends on column %s of table %s", d.name, s.shownName(d.table), name, s.shownName(t.ID)))
+				}
+				return pgerr.New("2BP01", "cannot drop column %s of table %s because other objects depend on it", name, s.shownName(t.ID)).
+					WithDetail("%s", strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 			}
 			sch.DropColumn(name)
 			for _, k := range sch.PrimaryKey {
@@ -396,8 +473,21 @@ func (s *session) dropColumnCmd(table, name string, ifExists bool) alterCmd {
 			}
 			e.Indexes = kept
 			delete(e.ColumnComments, name)
+			// Its foreign keys go with it.
+			fks := e.ForeignKeys[:0]
+			for _, fk := range e.ForeignKeys {
+				if !slices.Contains(fk.Columns, name) {
+					fks = append(fks, fk)
+				}
+			}
+			e.ForeignKeys = fks
 		},
 		after: func(ctx context.Context) error {
+			for _, d := range fkDeps {
+				if _, err := s.dropForeignKey(ctx, d.table, d.name); err != nil {
+					return err
+				}
+			}
 			// The column's own sequences (serial) go with it.
 			for _, id := range owned {
 				sq, err := s.b.seqs().Lookup(ctx, id)
@@ -456,10 +546,32 @@ func (s *session) renameColumnCmd(table, from, to string) alterCmd {
 				delete(e.ColumnComments, from)
 				e.ColumnComments[to] = c
 			}
+			for i := range e.ForeignKeys {
+				renameIn(e.ForeignKeys[i].Columns, from, to)
+			}
 		},
 		after: func(ctx context.Context) error {
 			return s.renameOwnedColumn(ctx, table, from, to)
 		},
+		after2: func(ctx context.Context, id catalog.TableID) error {
+			// Foreign keys that reference the column (this table's too).
+			return s.updateForeignKeys(ctx, func(fk *catalog.ForeignKeyDef) bool {
+				if fk.RefTable != id || !slices.Contains(fk.RefColumns, from) {
+					return false
+				}
+				renameIn(fk.RefColumns, from, to)
+				return true
+			})
+		},
+	}
+}
+
+// renameIn replaces from by to in names.
+func renameIn(names []string, from, to string) {
+	for i, n := range names {
+		if n == from {
+			names[i] = to
+		}
 	}
 }
 
@@ -787,6 +899,16 @@ func (s *session) renameRelation(ctx context.Context, rv *pg_query.RangeVar, vie
 		}); err != nil {
 			return err
 		}
+	}
+	// Foreign keys that reference it (its own too).
+	if err := s.updateForeignKeys(ctx, func(fk *catalog.ForeignKeyDef) bool {
+		if fk.RefTable != id {
+			return false
+		}
+		fk.RefTable = to
+		return true
+	}); err != nil {
+		return err
 	}
 	// A primary key keeps its name (table_pkey of the old name).
 	if !ent.IsView() {

@@ -25,8 +25,8 @@ import (
 //     key is refused (0A000) rather than shown with a NOT NULL that inserts
 //     would not keep.
 //   - ALTER TABLE [IF EXISTS] [ONLY] t DROP CONSTRAINT [IF EXISTS] name
-//     (pg_dump --clean), for the primary key, the only constraint with a
-//     name here.
+//     (pg_dump --clean), of the primary key or a foreign key
+//     (foreignkey.go).
 //
 // Other ALTER TABLE forms are not handled here (ok false).
 func (s *session) planAlterKey(st *bsql.Statement) (p plan, ok bool, err error) {
@@ -78,6 +78,9 @@ func (s *session) planAlterKey(st *bsql.Statement) (p plan, ok bool, err error) 
 		}
 		schemaKey := t.Schema.PrimaryKey
 		if cmd.GetSubtype() == pg_query.AlterTableType_AT_DropConstraint {
+			if ok, err := s.dropForeignKey(ctx, id, cmd.Name); err != nil || ok { // foreignkey.go
+				return err
+			}
 			missing := false
 			err := s.b.sec.updateTable(ctx, id, func(e *catalog.Entry) error {
 				key, name := e.EffectiveKey(schemaKey)

@@ -62,6 +62,9 @@ func (s *session) planCreateTable(ctx context.Context, st *bsql.Statement) (plan
 	if rv := st.Tree.GetCreateStmt().GetRelation(); rv != nil {
 		loc = int(rv.Location) + 1
 	}
+	if ct.Temp && len(ct.ForeignKeys) > 0 {
+		return nil, pgerr.New(pgerr.FeatureNotSupported, "FOREIGN KEY constraints on temporary tables are not supported")
+	}
 	if ct.Temp {
 		return tagOnly("CREATE TABLE", func(ctx context.Context) error {
 			_, created, err := s.createTempTable(ctx, ct.Schema, ct.Name, sch, ct.IfNotExists)
@@ -98,6 +101,17 @@ func (s *session) planCreateTable(ctx context.Context, st *bsql.Statement) (plan
 			}
 			return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", ct.Name)
 		}
+		// Foreign keys are checked before anything is created (not for a
+		// table that exists: IF NOT EXISTS then only notices).
+		var fks []catalog.ForeignKeyDef
+		if exists, err := s.relationExists(ctx, id); err != nil {
+			return err
+		} else if !exists {
+			if fks, err = s.createForeignKeys(ctx, id, sch, ct.ForeignKeys); err != nil { // foreignkey.go
+				return err
+			}
+		}
+		withFKs := catalog.WithEntry(func(e *catalog.Entry) { e.ForeignKeys = fks })
 		if serial {
 			// The columns' sequences first (sequence.go), as PostgreSQL
 			// creates them, unless the table exists.
@@ -116,7 +130,7 @@ func (s *session) planCreateTable(ctx context.Context, st *bsql.Statement) (plan
 			for i, cd := range ct.Columns {
 				sch.Columns[i].Default = cd.Default
 			}
-			created, err := s.eng.CreateTable(ctx, id, sch, false, catalog.OwnedBy(s.currentRole))
+			created, err := s.eng.CreateTable(ctx, id, sch, false, catalog.OwnedBy(s.currentRole), withFKs)
 			s.b.sec.forget(tableKey(id))
 			if err != nil || !created {
 				for _, sq := range made {
@@ -125,7 +139,7 @@ func (s *session) planCreateTable(ctx context.Context, st *bsql.Statement) (plan
 			}
 			return err
 		}
-		created, err := s.eng.CreateTable(ctx, id, sch, ct.IfNotExists, catalog.OwnedBy(s.currentRole))
+		created, err := s.eng.CreateTable(ctx, id, sch, ct.IfNotExists, catalog.OwnedBy(s.currentRole), withFKs)
 		if err != nil {
 			return err
 		}

@@ -152,6 +152,10 @@ func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, err
 	if err != nil {
 		return nil, err
 	}
+	oids := make(map[catalog.TableID]uint32, len(ents))
+	for _, e := range ents {
+		oids[e.ID] = e.OID
+	}
 	for _, e := range ents {
 		if e.IsView() {
 			snap.Tables = append(snap.Tables, viewTable(&e, rs, a))
@@ -172,6 +176,7 @@ func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, err
 				Attnum: c.Attnum, Comment: e.ColumnComments[c.Name]})
 		}
 		pt.Indexes = pgIndexes(&e, info.Columns) // index.go
+		pt.ForeignKeys = pgForeignKeys(&e, oids) // foreignkey.go
 		snap.Tables = append(snap.Tables, pt)
 	}
 	if err := s.snapshotSequences(ctx, snap, rs); err != nil {

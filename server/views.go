@@ -451,6 +451,52 @@ func (s *session) planDropRelations(ctx context.Context, ds *pg_query.DropStmt, 
 		if err != nil {
 			return err
 		}
+		// Foreign keys of other tables that reference a dropped table
+		// (foreignkey.go): CASCADE drops the constraints, not the tables.
+		var fkDeps []fkDependent
+		if !views {
+			if fkDeps, err = s.foreignKeyDependents(ctx, targets); err != nil {
+				return err
+			}
+			for _, d := range fkDeps {
+				lines = append(lines, s.describeFKDependent(d))
+			}
+		}
+		if len(fkDeps) > 0 && !cascade {
+			return pgerr.New("2BP01", "cannot drop %s because other objects depend on it", s.describeRelation(targets[0])).
+				WithDetail("%s", strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+		}
+		if len(fkDeps) > 0 {
+			var drops []string
+			for _, d := range deps {
+				drops = append(drops, "drop cascades to "+s.describeRelation(d))
+			}
+			for _, d := range fkDeps {
+				drops = append(drops, fmt.Sprintf("drop cascades to constraint %s on table %s", d.name, s.shownName(d.table)))
+			}
+			notice := &pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.SuccessfulCompletion, Message: drops[0]}
+			if len(drops) > 1 {
+				notice.Message = fmt.Sprintf("drop cascades to %d other objects", len(drops))
+				notice.Detail = strings.Join(drops, "\n")
+			}
+			s.pendingNotice(notice)
+			for _, d := range fkDeps {
+				if _, err := s.dropForeignKey(ctx, d.table, d.name); err != nil {
+					return err
+				}
+			}
+			for i := len(deps) - 1; i >= 0; i-- {
+				if err := s.dropRelation(ctx, deps[i]); err != nil {
+					return err
+				}
+			}
+			for _, t := range targets {
+				if err := s.dropRelation(ctx, t); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
 		if len(deps) > 0 && !cascade {
 			return pgerr.New("2BP01", "cannot drop %s because other objects depend on it", s.describeRelation(targets[0])).
 				WithDetail("%s", strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")

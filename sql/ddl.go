@@ -17,6 +17,63 @@ type CreateTable struct {
 	// Temp: CREATE TEMP TABLE (ON COMMIT PRESERVE ROWS).
 	Temp    bool
 	Columns []ColumnDef
+	// ForeignKeys are the FOREIGN KEY constraints (table constraints and
+	// column REFERENCES), in the order written.
+	ForeignKeys []ForeignKeySpec
+}
+
+// ForeignKeySpec is a FOREIGN KEY constraint as written: the referenced
+// table and columns are resolved by the planner.
+type ForeignKeySpec struct {
+	Name       string // "" = generated
+	Columns    []string
+	RefSchema  string
+	RefTable   string
+	RefColumns []string // empty: the referenced table's primary key
+	// OnUpdate, OnDelete, Match: pg_constraint's codes (a, r, c, n, d;
+	// s, f).
+	OnUpdate, OnDelete, Match string
+	Deferrable, Deferred      bool
+	NotValid                  bool
+	Location                  int32
+}
+
+// TranslateForeignKey translates a FOREIGN KEY constraint; column is the
+// column of a column constraint (REFERENCES), "" for a table constraint.
+func TranslateForeignKey(c *pg_query.Constraint, column string) (ForeignKeySpec, error) {
+	fk := ForeignKeySpec{Name: c.Conname, OnUpdate: c.FkUpdAction, OnDelete: c.FkDelAction, Match: c.FkMatchtype,
+		Deferrable: c.Deferrable, Deferred: c.Initdeferred, NotValid: c.SkipValidation, Location: c.Location}
+	if c.Pktable == nil {
+		return fk, pgerr.New(pgerr.SyntaxError, "FOREIGN KEY without a referenced table")
+	}
+	if c.Pktable.Catalogname != "" {
+		return fk, pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: \"%s.%s.%s\"", c.Pktable.Catalogname, c.Pktable.Schemaname, c.Pktable.Relname)
+	}
+	fk.RefSchema, fk.RefTable = c.Pktable.Schemaname, c.Pktable.Relname
+	if column != "" {
+		fk.Columns = []string{column}
+	}
+	for _, n := range c.FkAttrs {
+		fk.Columns = append(fk.Columns, n.GetString_().GetSval())
+	}
+	for _, n := range c.PkAttrs {
+		fk.RefColumns = append(fk.RefColumns, n.GetString_().GetSval())
+	}
+	if len(c.FkDelSetCols) > 0 {
+		return fk, pgerr.New(pgerr.FeatureNotSupported, "ON DELETE SET NULL/DEFAULT with a column list is not supported")
+	}
+	if fk.Match == "p" {
+		return fk, pgerr.New(pgerr.FeatureNotSupported, "MATCH PARTIAL not yet implemented")
+	}
+	for _, a := range []*string{&fk.OnUpdate, &fk.OnDelete} {
+		if *a == "" {
+			*a = "a"
+		}
+	}
+	if fk.Match == "" {
+		fk.Match = "s"
+	}
+	return fk, nil
 }
 
 // ColumnDef is one column of CREATE TABLE.
@@ -80,6 +137,15 @@ func TranslateCreateTable(stmt *pg_query.Node) (*CreateTable, error) {
 			if err != nil {
 				return nil, err
 			}
+			for _, cn := range e.ColumnDef.Constraints {
+				if k := cn.GetConstraint(); k != nil && k.Contype == pg_query.ConstrType_CONSTR_FOREIGN {
+					fk, err := TranslateForeignKey(k, cd.Name)
+					if err != nil {
+						return nil, err
+					}
+					ct.ForeignKeys = append(ct.ForeignKeys, fk)
+				}
+			}
 			if _, dup := index[cd.Name]; dup {
 				return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", cd.Name).WithPosition(int(e.ColumnDef.Location) + 1)
 			}
@@ -102,6 +168,14 @@ func TranslateCreateTable(stmt *pg_query.Node) (*CreateTable, error) {
 		}
 	}
 	for _, c := range tableConstraints {
+		if c.Contype == pg_query.ConstrType_CONSTR_FOREIGN {
+			fk, err := TranslateForeignKey(c, "")
+			if err != nil {
+				return nil, err
+			}
+			ct.ForeignKeys = append(ct.ForeignKeys, fk)
+			continue
+		}
 		if c.Contype != pg_query.ConstrType_CONSTR_PRIMARY {
 			return nil, unsupportedConstraint(c)
 		}
@@ -233,6 +307,8 @@ func columnDef(c *pg_query.ColumnDef, table string) (ColumnDef, error) {
 			cd.Default = d
 		case pg_query.ConstrType_CONSTR_PRIMARY:
 			cd.PrimaryKey, cd.NotNull = true, true
+		case pg_query.ConstrType_CONSTR_FOREIGN:
+			// REFERENCES: the caller collects it (TranslateForeignKey).
 		default:
 			return cd, unsupportedConstraint(k)
 		}

@@ -62,7 +62,7 @@ func TestCreateTableErrors(t *testing.T) {
 		{"CREATE TABLE t (a serial DEFAULT 1)", pgerr.SyntaxError, `multiple default values specified for column "a" of table "t"`},
 		{"CREATE TABLE t (a int UNIQUE)", pgerr.FeatureNotSupported, "UNIQUE constraints are not supported"},
 		{"CREATE TABLE t (a int CHECK (a > 0))", pgerr.FeatureNotSupported, "CHECK constraints are not supported"},
-		{"CREATE TABLE t (a int REFERENCES u)", pgerr.FeatureNotSupported, "FOREIGN KEY constraints are not supported"},
+		{"CREATE TABLE t (a int REFERENCES x.y.u)", pgerr.FeatureNotSupported, `cross-database references are not implemented: "x.y.u"`},
 		{"CREATE TABLE t (a text GENERATED ALWAYS AS IDENTITY)", pgerr.InvalidParameterValue, "identity column type must be smallint, integer, or bigint"},
 		{"CREATE TABLE t (a int GENERATED ALWAYS AS IDENTITY DEFAULT 1)", pgerr.SyntaxError, `both default and identity specified for column "a" of table "t"`},
 		{"CREATE TABLE t (a int GENERATED ALWAYS AS (1) STORED)", pgerr.FeatureNotSupported, "GENERATED ALWAYS AS constraints are not supported"},

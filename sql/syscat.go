@@ -82,6 +82,13 @@ func rewriteSystem(root *pg_query.Node) (usesMacros bool) {
 			schema, name := funcName(fc)
 			switch {
 			case fc.Funcformat == pg_query.CoercionForm_COERCE_SQL_SYNTAX:
+			case isPartitionAncestors(fc):
+				// A relation is its own only ancestor (there are no
+				// partitions): the one row of the set-returning call.
+				n.Node = regclassOf(fc.Args[0]).Node
+				if tc := n.GetTypeCast(); regToText(tc) || rewriteRegCast(n, tc) {
+					usesMacros = true
+				}
 			case sessionFunc(schema, name):
 				if seqFuncs[strings.ToLower(name)] && len(fc.Args) > 0 {
 					// nextval('s'::regclass), a column default's spelling:
@@ -111,6 +118,7 @@ func rewriteSystem(root *pg_query.Node) (usesMacros bool) {
 			shiftVectorSubscript(v.AIndirection)
 		case *pg_query.Node_RangeFunction:
 			optionsToTable(n, v.RangeFunction)
+			partitionAncestorsTable(n, v.RangeFunction)
 		case *pg_query.Node_CollateClause:
 			if isDefaultCollation(v.CollateClause.Collname) && v.CollateClause.Arg != nil {
 				n.Node = v.CollateClause.Arg.Node
@@ -408,6 +416,48 @@ func regCompareByName(e *pg_query.A_Expr, op string) {
 	} else {
 		e.Rexpr = asText(e.Rexpr)
 	}
+}
+
+// isPartitionAncestors reports whether fc is pg_partition_ancestors(x).
+func isPartitionAncestors(fc *pg_query.FuncCall) bool {
+	schema, name := funcName(fc)
+	return strings.EqualFold(name, "pg_partition_ancestors") && (schema == "" || schema == "pg_catalog") && len(fc.Args) == 1 &&
+		!fc.AggStar && fc.Over == nil
+}
+
+// regclassOf is x::regclass.
+func regclassOf(x *pg_query.Node) *pg_query.Node {
+	return &pg_query.Node{Node: &pg_query.Node_TypeCast{TypeCast: &pg_query.TypeCast{Arg: x,
+		TypeName: &pg_query.TypeName{Names: []*pg_query.Node{pg_query.MakeStrNode("pg_catalog"), pg_query.MakeStrNode("regclass")}, Typemod: -1, Location: -1},
+		Location: -1}}}
+}
+
+// partitionAncestorsTable rewrites FROM pg_partition_ancestors(x) [AS
+// alias] (psql's \d of foreign keys) into (SELECT x::regclass AS relid)
+// AS alias: a table is its own only ancestor, there being no partitions.
+func partitionAncestorsTable(n *pg_query.Node, rf *pg_query.RangeFunction) {
+	if len(rf.Functions) != 1 || rf.IsRowsfrom {
+		return
+	}
+	items := rf.Functions[0].GetList().GetItems()
+	if len(items) == 0 {
+		return
+	}
+	fc := items[0].GetFuncCall()
+	if fc == nil || !isPartitionAncestors(fc) {
+		return
+	}
+	sel := &pg_query.SelectStmt{Op: pg_query.SetOperation_SETOP_NONE,
+		TargetList: []*pg_query.Node{{Node: &pg_query.Node_ResTarget{ResTarget: &pg_query.ResTarget{Name: "relid", Val: regclassOf(fc.Args[0]), Location: -1}}}}}
+	if rf.Ordinality {
+		sel.TargetList = append(sel.TargetList, &pg_query.Node{Node: &pg_query.Node_ResTarget{ResTarget: &pg_query.ResTarget{
+			Name: "ordinality", Val: pg_query.MakeAConstIntNode(1, -1), Location: -1}}})
+	}
+	alias := rf.Alias
+	if alias == nil {
+		alias = &pg_query.Alias{Aliasname: "pg_partition_ancestors"}
+	}
+	n.Node = &pg_query.Node_RangeSubselect{RangeSubselect: &pg_query.RangeSubselect{Subquery: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: sel}}, Alias: alias}}
 }
 
 // optionsTable is pg_options_to_table(a): the option_name and option_value

@@ -78,6 +78,10 @@ type Entry struct {
 	// They are recorded for the catalogs, psql, pg_dump and migration
 	// tools; queries and writes do not use them.
 	Indexes []IndexDef `json:"indexes,omitempty"`
+	// ForeignKeys are the table's FOREIGN KEY constraints, in creation
+	// order. Recorded for the catalogs, psql, drivers, ORMs and pg_dump;
+	// not enforced.
+	ForeignKeys []ForeignKeyDef `json:"foreign_keys,omitempty"`
 	// RenamedFrom is set while a rename (RenameTable) is not finished:
 	// the relation's entry before it. While that entry still exists with
 	// the same UUID the rename did not happen and this entry is no
@@ -104,6 +108,29 @@ type IndexDef struct {
 	Where string `json:"where,omitempty"`
 	// Comment is COMMENT ON INDEX's text.
 	Comment string `json:"comment,omitempty"`
+}
+
+// ForeignKeyDef is a FOREIGN KEY constraint. Part of the on-disk format.
+type ForeignKeyDef struct {
+	Name string `json:"name"`
+	// OID is the constraint's OID (pg_constraint.oid).
+	OID uint32 `json:"oid"`
+	// Columns reference RefColumns of RefTable (its primary key's
+	// columns, in the key's order when none were named).
+	Columns    []string `json:"columns"`
+	RefTable   TableID  `json:"ref_table"`
+	RefColumns []string `json:"ref_columns"`
+	// OnUpdate, OnDelete: pg_constraint's confupdtype / confdeltype codes
+	// (a no action, r restrict, c cascade, n set null, d set default);
+	// Match its confmatchtype (s simple, f full).
+	OnUpdate string `json:"on_update"`
+	OnDelete string `json:"on_delete"`
+	Match    string `json:"match"`
+	// Deferrable, Deferred: DEFERRABLE, INITIALLY DEFERRED.
+	Deferrable bool `json:"deferrable,omitempty"`
+	Deferred   bool `json:"deferred,omitempty"`
+	// NotValid: ADD CONSTRAINT ... NOT VALID.
+	NotValid bool `json:"not_valid,omitempty"`
 }
 
 // IndexKey is one key of an index: a column, or an expression (PostgreSQL
@@ -215,6 +242,13 @@ type createOptions struct {
 	owner    uint32
 	ownerSet bool
 	creating bool
+	entry    []func(*Entry)
+}
+
+// WithEntry applies fn to a created table's entry before it is stored
+// (constraints declared by CREATE TABLE).
+func WithEntry(fn func(*Entry)) CreateOption {
+	return func(o *createOptions) { o.entry = append(o.entry, fn) }
 }
 
 // Creating marks a created table as being filled (Entry.Creating).

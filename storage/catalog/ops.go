@@ -185,6 +185,9 @@ func (c *Catalog) CreateTable(ctx context.Context, id TableID, opts ...CreateOpt
 	}
 	o := applyCreate(opts)
 	e := &Entry{ID: id, UUID: uuid.NewString(), OID: oid, Prefix: prefix, CreatedMS: c.now().UnixMilli(), Owner: o.owner, Creating: o.creating}
+	for _, fn := range o.entry {
+		fn(e)
+	}
 	if err := c.createReplacingStale(ctx, id, e); err != nil {
 		return nil, err
 	}
