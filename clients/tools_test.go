@@ -55,6 +55,26 @@ func TestSQLAlchemyPandas(t *testing.T) {
 	checkServerErrors(t, s)
 }
 
+// TestAlembicMigrations: Alembic's operations, as a project's migration
+// scripts run them (create_table with a serial key and a foreign key,
+// add_column with a server default, alter_column renaming, retyping,
+// dropping NOT NULL and setting a default, create_index, drop_constraint
+// and create_foreign_key, drop_column, rename_table), then SQLAlchemy's
+// reflection of the result (columns, keys, foreign keys, indexes) and the
+// rows, through psycopg2; the output is PostgreSQL's.
+func TestAlembicMigrations(t *testing.T) {
+	py := debianPython(t, "alembic")
+	refURL := pgref.NewDatabase(t, pgref.Start(t))
+	refHost, refDB := hostAndDB(t, refURL)
+	want := runCmdOut(t, true, nil, "", py, "testdata/alembic_check.py", "postgresql://postgres@"+refHost+"/"+refDB)
+	s := startLoggingServer(t)
+	got := runCmdOut(t, true, nil, "", py, "testdata/alembic_check.py", "postgresql://postgres@"+s.Addr()+"/postgres")
+	if got != want {
+		t.Errorf("alembic (bsdb-pg vs PostgreSQL):\n%s\nbsdb-pg:\n%s", lineDiff(got, want), got)
+	}
+	checkServerErrors(t, s)
+}
+
 // TestPgcli: pgcli --list, and \dt, \d t and a query typed into pgcli
 // (its completion refresher runs its catalog queries in the background:
 // their errors reach only the server log, which is checked too).

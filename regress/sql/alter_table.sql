@@ -154,5 +154,12 @@ ALTER TABLE nosuch_sq OWNER TO postgres;
 DROP SEQUENCE regress_alter2_sq;
 DROP ROLE regress_alter_owner;
 
+-- a quoted integer default is shown as the constant it became (alembic's
+-- server_default='0')
+CREATE TABLE dflt (a int DEFAULT '100', b int DEFAULT '-5', c bigint DEFAULT '7', d smallint DEFAULT '3', e int DEFAULT ' 12 ', f text DEFAULT 'x');
+ALTER TABLE dflt ALTER COLUMN b SET DEFAULT '0';
+\d dflt
+DROP TABLE dflt;
+
 DROP TABLE at1;
 DROP SCHEMA regress_alter;
