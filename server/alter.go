@@ -13,6 +13,7 @@ import (
 	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/pgtypes"
 	"github.com/bsdb/bsdb-pg/planner"
+	"github.com/bsdb/bsdb-pg/seq"
 	bsql "github.com/bsdb/bsdb-pg/sql"
 	"github.com/bsdb/bsdb-pg/storage/catalog"
 	"github.com/bsdb/bsdb-pg/storage/manifest"
@@ -55,6 +56,9 @@ type alterCmd struct {
 	// after2, if set, runs after the schema change with the table's id
 	// (constraints).
 	after2 func(ctx context.Context, id catalog.TableID) error
+	// undo, if set, runs when the schema change failed (what apply made
+	// outside the schema: an identity's sequence).
+	undo func(ctx context.Context)
 }
 
 // planAlterTable plans the ALTER TABLE forms that change a table's
@@ -158,6 +162,11 @@ func (s *session) alterTable(ctx context.Context, rv *pg_query.RangeVar, missing
 		})
 		s.b.sec.forget(tableKey(id))
 		if err != nil {
+			for _, c := range cmds {
+				if c.undo != nil {
+					c.undo(context.WithoutCancel(ctx))
+				}
+			}
 			return err
 		}
 	}
@@ -224,6 +233,18 @@ func (s *session) alterTableCmd(table string, c *pg_query.AlterTableCmd) (cmd al
 		return cmd, true, err
 	case pg_query.AlterTableType_AT_SetNotNull, pg_query.AlterTableType_AT_DropNotNull:
 		return s.notNullCmd(table, c.Name, c.Subtype == pg_query.AlterTableType_AT_SetNotNull), true, nil
+	case pg_query.AlterTableType_AT_AddIdentity:
+		con := c.GetDef().GetConstraint()
+		if con == nil {
+			return cmd, false, nil
+		}
+		cmd, err = s.addIdentityCmd(table, c.Name, con)
+		return cmd, true, err
+	case pg_query.AlterTableType_AT_SetIdentity:
+		cmd, err = s.setIdentityCmd(table, c.Name, c.GetDef().GetList().GetItems())
+		return cmd, true, err
+	case pg_query.AlterTableType_AT_DropIdentity:
+		return s.dropIdentityCmd(table, c.Name, c.MissingOk), true, nil
 	case pg_query.AlterTableType_AT_AddConstraint:
 		con := c.GetDef().GetConstraint()
 		if con == nil || con.Contype != pg_query.ConstrType_CONSTR_FOREIGN {
@@ -948,4 +969,175 @@ func (s *session) renameRelation(ctx context.Context, rv *pg_query.RangeVar, vie
 		}
 	}
 	return nil
+}
+
+// addIdentityCmd is ALTER COLUMN c ADD GENERATED {ALWAYS | BY DEFAULT} AS
+// IDENTITY [(sequence options, SEQUENCE NAME)] (pg_dump writes it for
+// every identity column): the column's sequence is created, owned by it,
+// and the column becomes its identity (PostgreSQL's ATExecAddIdentity
+// checks).
+func (s *session) addIdentityCmd(table, name string, con *pg_query.Constraint) (alterCmd, error) {
+	opts, seqSchema, seqName, err := splitSequenceName(con.Options)
+	if err != nil {
+		return alterCmd{}, err
+	}
+	o, owned, _, err := seqOptions(opts)
+	if err != nil {
+		return alterCmd{}, err
+	}
+	if owned != nil {
+		return alterCmd{}, pgerr.New(pgerr.SyntaxError, "invalid sequence option OWNED BY")
+	}
+	var made *seq.Seq
+	cmd := alterCmd{undo: func(ctx context.Context) {
+		if made != nil {
+			_ = s.b.seqs().Drop(ctx, made)
+		}
+	}}
+	cmd.apply = func(ctx context.Context, t *planner.Table, m *manifest.Manifest, sch *schema.Schema) error {
+		i, err := findColumn(sch, table, name)
+		if err != nil {
+			return err
+		}
+		c := &sch.Columns[i]
+		switch {
+		case c.Kind != schema.KindInt16 && c.Kind != schema.KindInt32 && c.Kind != schema.KindInt64:
+			return pgerr.New(pgerr.InvalidParameterValue, "identity column type must be smallint, integer, or bigint")
+		case !c.NotNull:
+			return pgerr.New("55000", "column \"%s\" of relation \"%s\" must be declared NOT NULL before identity can be added", name, table)
+		case c.Identity != "":
+			return pgerr.New("55000", "column \"%s\" of relation \"%s\" is already an identity column", name, table)
+		case c.Default != "":
+			return pgerr.New("55000", "column \"%s\" of relation \"%s\" already has a default value", name, table)
+		}
+		if made == nil {
+			typ, _, err := pgtypes.TypeOfColumn(*c)
+			if err != nil {
+				return err
+			}
+			oo := o
+			oo.As = &typ
+			sid := catalog.TableID{Database: t.ID.Database, Schema: t.ID.Schema, Name: seqName}
+			if seqSchema != "" {
+				sid.Schema = seqSchema
+			}
+			if seqName == "" {
+				if sid.Name, err = s.chooseSequenceName(ctx, t.ID, name); err != nil {
+					return err
+				}
+			}
+			rec := &catalog.Sequence{ID: sid, Owner: s.currentRole, OwnedBy: t.ID, OwnedByColumn: name, Identity: true}
+			if err := seq.ApplyOptions(rec, &oo, true, true); err != nil {
+				return err
+			}
+			if made, err = s.newSequence(ctx, rec, false); err != nil {
+				return err
+			}
+		}
+		info := made.Info()
+		c.Identity, c.Default = con.GeneratedWhen, nextvalDefault(info.ID.Schema, info.ID.Name)
+		return nil
+	}
+	return cmd, nil
+}
+
+// splitSequenceName takes SEQUENCE NAME out of an identity's sequence
+// options (pg_dump names the sequence it restores).
+func splitSequenceName(opts []*pg_query.Node) (rest []*pg_query.Node, schemaName, name string, err error) {
+	for _, n := range opts {
+		d := n.GetDefElem()
+		if d == nil || d.Defname != "sequence_name" {
+			rest = append(rest, n)
+			continue
+		}
+		var parts []string
+		for _, p := range d.Arg.GetList().GetItems() {
+			parts = append(parts, p.GetString_().GetSval())
+		}
+		switch len(parts) {
+		case 1:
+			name = parts[0]
+		case 2:
+			schemaName, name = parts[0], parts[1]
+		default:
+			return nil, "", "", pgerr.New(pgerr.SyntaxError, "improper qualified name (too many dotted names): %s", strings.Join(parts, "."))
+		}
+	}
+	return rest, schemaName, name, nil
+}
+
+// setIdentityCmd is ALTER COLUMN c SET GENERATED {ALWAYS | BY DEFAULT}.
+func (s *session) setIdentityCmd(table, name string, opts []*pg_query.Node) (alterCmd, error) {
+	gen := ""
+	for _, n := range opts {
+		d := n.GetDefElem()
+		if d == nil || d.Defname != "generated" {
+			return alterCmd{}, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ALTER COLUMN ... SET sequence options is not supported")
+		}
+		if iv := d.Arg.GetInteger(); iv != nil {
+			gen = string(rune(iv.Ival))
+		}
+	}
+	return alterCmd{apply: func(ctx context.Context, t *planner.Table, m *manifest.Manifest, sch *schema.Schema) error {
+		i, err := findColumn(sch, table, name)
+		if err != nil {
+			return err
+		}
+		c := &sch.Columns[i]
+		if c.Identity == "" {
+			return pgerr.New("55000", "column \"%s\" of relation \"%s\" is not an identity column", name, table)
+		}
+		if gen != "" {
+			c.Identity = gen
+		}
+		return nil
+	}}, nil
+}
+
+// dropIdentityCmd is ALTER COLUMN c DROP IDENTITY [IF EXISTS]: the column
+// loses its default and its sequence.
+func (s *session) dropIdentityCmd(table, name string, ifExists bool) alterCmd {
+	var owner catalog.TableID
+	dropped := false
+	return alterCmd{
+		apply: func(ctx context.Context, t *planner.Table, m *manifest.Manifest, sch *schema.Schema) error {
+			dropped = false
+			i, err := findColumn(sch, table, name)
+			if err != nil {
+				return err
+			}
+			c := &sch.Columns[i]
+			if c.Identity == "" {
+				if ifExists {
+					alterNotice(ctx, "column \"%s\" of relation \"%s\" is not an identity column, skipping", name, table)
+					return nil
+				}
+				return pgerr.New("55000", "column \"%s\" of relation \"%s\" is not an identity column", name, table)
+			}
+			c.Identity, c.Default = "", ""
+			owner, dropped = t.ID, true
+			return nil
+		},
+		after: func(ctx context.Context) error {
+			if !dropped {
+				return nil
+			}
+			recs, err := s.eng.Catalog().ListSequences(ctx, s.db)
+			if err != nil {
+				return err
+			}
+			for _, r := range recs {
+				if r.OwnedBy == owner && r.OwnedByColumn == name && r.Identity {
+					if sq, err := s.b.seqs().Lookup(ctx, r.ID); err != nil {
+						return err
+					} else if sq != nil {
+						if err := s.b.seqs().Drop(ctx, sq); err != nil {
+							return err
+						}
+					}
+				}
+			}
+			return nil
+		},
+	}
 }

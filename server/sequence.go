@@ -775,10 +775,15 @@ func (s *session) serialSequences(ctx context.Context, tid catalog.TableID, ct *
 			continue
 		}
 		var o seq.Options
+		var seqSchema, seqName string
 		if cd.Identity != "" {
 			var owned []string
-			var err error
-			o, owned, _, err = seqOptions(cd.IdentityOptions)
+			opts, sc, sn, err := splitSequenceName(cd.IdentityOptions) // alter.go
+			if err != nil {
+				return fail(err)
+			}
+			seqSchema, seqName = sc, sn
+			o, owned, _, err = seqOptions(opts)
 			if err != nil {
 				return fail(err)
 			}
@@ -788,11 +793,17 @@ func (s *session) serialSequences(ctx context.Context, tid catalog.TableID, ct *
 		}
 		t := cd.TypeOID
 		o.As = &t
-		name, err := s.chooseSequenceName(ctx, tid, cd.Name)
-		if err != nil {
-			return fail(err)
+		name := seqName
+		if name == "" {
+			var err error
+			if name, err = s.chooseSequenceName(ctx, tid, cd.Name); err != nil {
+				return fail(err)
+			}
 		}
-		rec := &catalog.Sequence{ID: catalog.TableID{Database: tid.Database, Schema: tid.Schema, Name: name}, Owner: s.currentRole,
+		if seqSchema == "" {
+			seqSchema = tid.Schema
+		}
+		rec := &catalog.Sequence{ID: catalog.TableID{Database: tid.Database, Schema: seqSchema, Name: name}, Owner: s.currentRole,
 			OwnedBy: tid, OwnedByColumn: cd.Name, Identity: cd.Identity != ""}
 		if err := seq.ApplyOptions(rec, &o, true, cd.Identity != ""); err != nil {
 			return fail(err)
@@ -802,7 +813,7 @@ func (s *session) serialSequences(ctx context.Context, tid catalog.TableID, ct *
 			return fail(err)
 		}
 		made = append(made, sq)
-		cd.Default = nextvalDefault(tid.Schema, name)
+		cd.Default = nextvalDefault(seqSchema, name)
 	}
 	return made, nil
 }
