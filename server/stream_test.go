@@ -283,24 +283,43 @@ func TestStreamingInterleaved(t *testing.T) {
 	// the FETCH that reaches it, even when another statement read ahead.
 	// (DuckDB runs a streaming query up to about 1 MB ahead of the rows
 	// fetched: the error is far enough not to be met by the first FETCH.)
-	mustExec(t, c, "DECLARE z CURSOR FOR SELECT 10 / (i - 1000000) FROM generate_series(1, 1200000) g(i)")
-	if got := fetch("z", 3); strings.Join(got, " ") != "0 0 0" {
-		t.Fatalf("first rows of z: %v", got)
-	}
-	mustExec(t, c, "SELECT 2")
-	rows, err := c.Query(ctx, "FETCH ALL FROM z")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for rows.Next() {
-		n++
-	}
-	if pgCode(rows.Err()) != "22012" {
-		t.Fatalf("FETCH over the division by zero: %d rows, then %v, want 22012", n, rows.Err())
-	}
-	if n == 0 {
-		t.Fatal("FETCH ALL: no row before the error")
+	//
+	// DuckDB 1.5 sometimes loses the error of a streaming query that fails
+	// in a worker thread: the fetching thread gets its own "INTERRUPT
+	// Error: Interrupted!" (no interrupt of ours: the stream's context was
+	// never cancelled), which maps to 57014. Seen twice in ~300 runs under
+	// CI load, always after 366 chunks. The scenario is repeated (each in a
+	// fresh transaction: the error aborts it) until DuckDB reports the
+	// error itself, at most 5 times; any other outcome fails at once.
+	c2 := ts.conn(t)
+	for attempt := 1; ; attempt++ {
+		mustExec(t, c2, "BEGIN")
+		mustExec(t, c2, "DECLARE z CURSOR FOR SELECT 10 / (i - 1000000) FROM generate_series(1, 1200000) g(i)")
+		if got := queryStrings(t, c2, "FETCH 3 FROM z"); strings.Join(got, " ") != "0 0 0" {
+			t.Fatalf("first rows of z: %v", got)
+		}
+		mustExec(t, c2, "SELECT 2")
+		rows, err := c2.Query(ctx, "FETCH ALL FROM z")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for rows.Next() {
+			n++
+		}
+		code := pgCode(rows.Err())
+		mustExec(t, c2, "ROLLBACK")
+		if code == "57014" && attempt < 5 {
+			t.Logf("attempt %d: DuckDB reported Interrupted! after %d rows instead of the division by zero; again", attempt, n)
+			continue
+		}
+		if code != "22012" {
+			t.Fatalf("FETCH over the division by zero: %d rows, then %v, want 22012", n, rows.Err())
+		}
+		if n == 0 {
+			t.Fatal("FETCH ALL: no row before the error")
+		}
+		break
 	}
 }
 
