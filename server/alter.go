@@ -59,6 +59,9 @@ type alterCmd struct {
 	// undo, if set, runs when the schema change failed (what apply made
 	// outside the schema: an identity's sequence).
 	undo func(ctx context.Context)
+	// check: apply only checks (it changes no schema): no schema change is
+	// made for it.
+	check bool
 }
 
 // planAlterTable plans the ALTER TABLE forms that change a table's
@@ -144,7 +147,21 @@ func (s *session) alterTable(ctx context.Context, rv *pg_query.RangeVar, missing
 	sctx := context.WithValue(ctx, alterNoticesKey{}, &notices)
 	changes := false
 	for _, c := range cmds {
-		changes = changes || c.apply != nil
+		changes = changes || c.apply != nil && !c.check
+	}
+	if !changes {
+		// Checks only (SET STORAGE ...): against the current schema.
+		t, err := s.eng.Table(ctx, id)
+		if err != nil {
+			return err
+		}
+		for _, c := range cmds {
+			if c.apply != nil {
+				if err := c.apply(ctx, t, nil, t.Schema.Clone()); err != nil {
+					return err
+				}
+			}
+		}
 	}
 	if changes {
 		_, err = s.eng.AlterTable(ctx, id, func(t *planner.Table, m *manifest.Manifest) (*schema.Schema, error) {
@@ -233,6 +250,41 @@ func (s *session) alterTableCmd(table string, c *pg_query.AlterTableCmd) (cmd al
 		return cmd, true, err
 	case pg_query.AlterTableType_AT_SetNotNull, pg_query.AlterTableType_AT_DropNotNull:
 		return s.notNullCmd(table, c.Name, c.Subtype == pg_query.AlterTableType_AT_SetNotNull), true, nil
+	case pg_query.AlterTableType_AT_SetRelOptions, pg_query.AlterTableType_AT_ResetRelOptions:
+		// Storage parameters tune PostgreSQL's heap and its vacuum: they
+		// are checked as PostgreSQL checks their names and kept nowhere.
+		for _, n := range c.GetDef().GetList().GetItems() {
+			d := n.GetDefElem()
+			if d == nil {
+				continue
+			}
+			name := d.Defname
+			if d.Defnamespace != "" {
+				name = d.Defnamespace + "." + d.Defname
+			}
+			if !relOptions[name] {
+				return cmd, true, pgerr.New(pgerr.InvalidParameterValue, "unrecognized parameter \"%s\"", name)
+			}
+		}
+		return alterCmd{}, true, nil
+	case pg_query.AlterTableType_AT_SetStorage, pg_query.AlterTableType_AT_SetStatistics, pg_query.AlterTableType_AT_SetCompression:
+		// How PostgreSQL stores, samples or compresses a column: checked,
+		// kept nowhere (Parquet's encodings are the storage's own).
+		storage := ""
+		if c.Subtype == pg_query.AlterTableType_AT_SetStorage {
+			storage = strings.ToLower(c.GetDef().GetString_().GetSval())
+		}
+		return alterCmd{apply: func(ctx context.Context, t *planner.Table, m *manifest.Manifest, sch *schema.Schema) error {
+			i, err := findColumn(sch, table, c.Name)
+			if err != nil {
+				return err
+			}
+			if storage != "" && storage != "plain" && fixedWidth(sch.Columns[i].Kind) {
+				typ, mod, _ := pgtypes.TypeOfColumn(sch.Columns[i])
+				return pgerr.New(pgerr.FeatureNotSupported, "column data type %s can only have storage PLAIN", pgtypes.FormatType(typ, mod))
+			}
+			return nil
+		}, check: true}, true, nil
 	case pg_query.AlterTableType_AT_AddIdentity:
 		con := c.GetDef().GetConstraint()
 		if con == nil {
@@ -1140,4 +1192,34 @@ func (s *session) dropIdentityCmd(table, name string, ifExists bool) alterCmd {
 			return nil
 		},
 	}
+}
+
+// relOptions are PostgreSQL 15's table storage parameters (reloptions.c).
+var relOptions = map[string]bool{
+	"fillfactor": true, "toast_tuple_target": true, "parallel_workers": true, "autovacuum_enabled": true,
+	"vacuum_index_cleanup": true, "vacuum_truncate": true, "user_catalog_table": true, "log_autovacuum_min_duration": true,
+	"autovacuum_vacuum_threshold": true, "autovacuum_vacuum_insert_threshold": true, "autovacuum_analyze_threshold": true,
+	"autovacuum_vacuum_cost_delay": true, "autovacuum_vacuum_cost_limit": true, "autovacuum_freeze_min_age": true,
+	"autovacuum_multixact_freeze_min_age": true, "autovacuum_freeze_max_age": true, "autovacuum_multixact_freeze_max_age": true,
+	"autovacuum_freeze_table_age": true, "autovacuum_multixact_freeze_table_age": true, "autovacuum_vacuum_scale_factor": true,
+	"autovacuum_vacuum_insert_scale_factor": true, "autovacuum_analyze_scale_factor": true,
+	"toast.autovacuum_enabled": true, "toast.vacuum_index_cleanup": true, "toast.vacuum_truncate": true,
+	"toast.log_autovacuum_min_duration": true, "toast.autovacuum_vacuum_threshold": true,
+	"toast.autovacuum_vacuum_insert_threshold": true, "toast.autovacuum_vacuum_cost_delay": true,
+	"toast.autovacuum_vacuum_cost_limit": true, "toast.autovacuum_freeze_min_age": true,
+	"toast.autovacuum_multixact_freeze_min_age": true, "toast.autovacuum_freeze_max_age": true,
+	"toast.autovacuum_multixact_freeze_max_age": true, "toast.autovacuum_freeze_table_age": true,
+	"toast.autovacuum_multixact_freeze_table_age": true, "toast.autovacuum_vacuum_scale_factor": true,
+	"toast.autovacuum_vacuum_insert_scale_factor": true,
+}
+
+// fixedWidth reports whether a column kind is stored at a fixed width in
+// PostgreSQL (its storage can only be PLAIN).
+func fixedWidth(k schema.Kind) bool {
+	switch k {
+	case schema.KindBool, schema.KindInt16, schema.KindInt32, schema.KindInt64, schema.KindFloat32, schema.KindFloat64,
+		schema.KindDate, schema.KindTime, schema.KindTimestamp, schema.KindTimestampTZ, schema.KindInterval, schema.KindUUID:
+		return true
+	}
+	return false
 }

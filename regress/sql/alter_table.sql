@@ -182,6 +182,21 @@ CREATE TABLE idt4 (id text NOT NULL);
 ALTER TABLE idt4 ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY;
 DROP TABLE idt, idt2, idt3, idt4;
 
+-- storage parameters: checked, kept nowhere
+ALTER TABLE dflt_sp_nosuch SET (parallel_workers = 4);
+CREATE TABLE sp (a int);
+ALTER TABLE sp SET (parallel_workers = 4, fillfactor = 90);
+ALTER TABLE sp RESET (parallel_workers);
+ALTER TABLE sp SET (toast.autovacuum_enabled = false);
+ALTER TABLE sp SET (nosuch = 1);
+ALTER TABLE sp ADD COLUMN t text;
+ALTER TABLE sp ALTER COLUMN t SET STORAGE EXTERNAL;
+ALTER TABLE sp ALTER COLUMN a SET STORAGE EXTERNAL;
+ALTER TABLE sp ALTER COLUMN a SET STORAGE PLAIN;
+ALTER TABLE sp ALTER COLUMN a SET STATISTICS 500;
+ALTER TABLE sp ALTER COLUMN nosuch SET STATISTICS 500;
+DROP TABLE sp;
+
 -- a quoted integer default is shown as the constant it became (alembic's
 -- server_default='0')
 CREATE TABLE dflt (a int DEFAULT '100', b int DEFAULT '-5', c bigint DEFAULT '7', d smallint DEFAULT '3', e int DEFAULT ' 12 ', f text DEFAULT 'x');
