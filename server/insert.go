@@ -20,6 +20,7 @@ import (
 
 type insertPlan struct {
 	s       *session
+	st      *bsql.Statement
 	ins     *bsql.Insert
 	t       *planner.Table
 	info    *bsql.TableInfo
@@ -33,6 +34,9 @@ type insertPlan struct {
 	// taken for all rows at once (seqValues); seqVals[c] per column.
 	seqVals [][]any
 	seqNext []int
+	// retries: how many times this statement was planned again because
+	// its table was altered while it ran (at most 3).
+	retries int
 }
 
 func (s *session) planInsert(ctx context.Context, st *bsql.Statement, canon []any, formats []int16) (plan, error) {
@@ -65,7 +69,7 @@ func (s *session) planInsert(ctx context.Context, st *bsql.Statement, canon []an
 	if ins.Direct == nil || ins.Returning != nil {
 		params = toDuckArgs(canon)
 	}
-	p := &insertPlan{s: s, ins: ins, t: t, info: tableInfo(t), args: params, canon: canon, b: b, cache: s.cacheInsert(st, ins, t)}
+	p := &insertPlan{s: s, st: st, ins: ins, t: t, info: tableInfo(t), args: params, canon: canon, b: b, cache: s.cacheInsert(st, ins, t)}
 	if ins.Returning != nil {
 		if err := s.returningView(ctx, t, nil); err != nil {
 			b.release()
@@ -194,6 +198,21 @@ func (p *insertPlan) execute(ctx context.Context, maxRows int, w pgwire.ResultWr
 		defer p.t.ReleaseMirror()
 	}
 	ids, err := s.writeIDs(ctx, p.t, recs, p.ret != nil)
+	if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.SerializationFailure && s.tx == nil && p.ret == nil && p.t.Retired() && p.retries < 3 {
+		// Another session altered the table between this statement's
+		// plan and its write (nothing was written): plan it again on the
+		// new schema and run it once more, as PostgreSQL's INSERT would
+		// have waited for the ALTER and then run.
+		np, perr := s.planInsert(ctx, p.st, p.canon, nil)
+		if perr != nil {
+			return false, perr
+		}
+		defer np.Close()
+		if ip, ok := np.(*insertPlan); ok {
+			ip.retries = p.retries + 1
+		}
+		return np.execute(ctx, maxRows, w)
+	}
 	if err != nil {
 		return false, err
 	}
