@@ -1,8 +1,11 @@
 package crashtest
 
 import (
+	"errors"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/bsdb/bsdb-pg/internal/crash"
 	"github.com/bsdb/bsdb-pg/internal/testserver"
@@ -52,5 +55,62 @@ func TestAlterCrash(t *testing.T) {
 	}
 	if err := c.QueryRow(ctx, "SELECT extra FROM ct WHERE id = 1002").Scan(&extra); err != nil || extra != 7 {
 		t.Fatalf("a new row's default: %d %v", extra, err)
+	}
+}
+
+// TestAlterSeenByAnotherProcess: two servers on one warehouse; one renames
+// and adds a column. The other, whose open table handle has the old
+// schema, never answers from it (a renamed column would read as NULL in
+// the new files): its statement fails with 40001 or 42703 while it learns
+// of the change, and from then on it answers in the new schema: the
+// renamed column's values, old and new, and the added column.
+func TestAlterSeenByAnotherProcess(t *testing.T) {
+	ctx := testCtx(t, 2*time.Minute)
+	dataDir := t.TempDir()
+	a := testserver.Start(t, testserver.Options{DataDir: dataDir, Env: serverEnv(100)})
+	ca := connect(ctx, t, a.URL)
+	for _, q := range []string{createTable, "INSERT INTO ct VALUES (1, 1, 'one'), (2, 2, 'two')"} {
+		if _, err := ca.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	b := testserver.Start(t, testserver.Options{DataDir: dataDir, Env: serverEnv(100)})
+	cb := connect(ctx, t, b.URL)
+	var got string
+	if err := cb.QueryRow(ctx, "SELECT string_agg(payload, ',' ORDER BY id) FROM ct").Scan(&got); err != nil || got != "one,two" {
+		t.Fatalf("server b before the ALTER: %q %v", got, err)
+	}
+	for _, q := range []string{"ALTER TABLE ct RENAME COLUMN payload TO body", "ALTER TABLE ct ADD COLUMN extra int DEFAULT 7",
+		"INSERT INTO ct VALUES (3, 3, 'three', 8)"} {
+		if _, err := ca.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	const want = "1:one:7,2:two:7,3:three:8"
+	for attempt := 1; ; attempt++ {
+		err := cb.QueryRow(ctx, "SELECT string_agg(id || ':' || body || ':' || extra, ',' ORDER BY id) FROM ct").Scan(&got)
+		if err == nil {
+			if got != want {
+				t.Fatalf("server b after the ALTER: %q, want %q", got, want)
+			}
+			break
+		}
+		// Another process's commits are seen within the refresh interval
+		// (1 s): until then, the old schema, consistently.
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "40001" && pe.Code != "42703" || attempt == 20 {
+			t.Fatalf("server b after the ALTER, attempt %d: %v", attempt, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+		// A statement on the old column: the old schema's answer, or the
+		// change noticed; never the old name reading NULL in new rows.
+		var old string
+		if err := cb.QueryRow(ctx, "SELECT count(*) || ':' || count(payload) FROM ct").Scan(&old); err == nil {
+			if old != "2:2" {
+				t.Fatalf("server b answered from a stale schema: %s rows:with payload, want 2:2 (its old snapshot) or an error", old)
+			}
+		} else if !errors.As(err, &pe) || pe.Code != "40001" && pe.Code != "42703" {
+			t.Fatal(err)
+		}
 	}
 }

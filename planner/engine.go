@@ -398,6 +398,11 @@ func (e *Engine) Table(ctx context.Context, id catalog.TableID) (*Table, error) 
 		}
 		t, ok := e.tables[id]
 		e.mu.Unlock()
+		if ok && t.T.KnownSchemaVersion() != t.Schema.Version {
+			// A snapshot saw another process's ALTER: open it anew.
+			e.retireStale(t)
+			continue
+		}
 		if ok {
 			return t, nil
 		}
@@ -663,6 +668,29 @@ func (e *Engine) AlterTable(ctx context.Context, id catalog.TableID, fn func(*Ta
 		}
 		return &m.Schema, nil
 	}
+}
+
+// retireStale closes a handle whose table another process altered (its
+// schema is older than the committed one): everything it buffered is
+// committed (in its schema, which the field ids keep readable), and the
+// next use opens the table in the new schema.
+func (e *Engine) retireStale(t *Table) {
+	e.mu.Lock()
+	if e.tables[t.ID] != t {
+		e.mu.Unlock()
+		return // retired already
+	}
+	delete(e.tables, t.ID)
+	ch := make(chan struct{})
+	e.opening[t.ID] = ch
+	e.mu.Unlock()
+	defer e.releaseOpening(t.ID, ch, nil)
+	t.retired.Store(true)
+	ctx := context.Background()
+	if err := t.T.Close(ctx); err != nil {
+		e.log.Warn("closing a table handle of an older schema", "table", t.ID.Name, "err", err)
+	}
+	t.retire(ctx)
 }
 
 // RenameTable gives a relation a new name, possibly in another schema

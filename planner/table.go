@@ -550,6 +550,15 @@ func (t *Table) bindMode(ctx context.Context, extraAll []txn.Batch, columns, tar
 		t.gc.RUnlock()
 		return nil, err
 	}
+	if snap.Manifest.Schema.Version != t.Schema.Version {
+		// Another process altered the table: this handle's schema is not
+		// the files' (a renamed column would read as NULL). The statement
+		// fails; the handle is reopened for the next one.
+		snap.Release()
+		t.gc.RUnlock()
+		go t.eng.retireStale(t)
+		return nil, RetiredError(t.ID)
+	}
 	files, err := t.eng.localFiles(ctx, t, snap.Manifest)
 	var dv *deleteView
 	if err == nil {

@@ -115,3 +115,13 @@ func (t *Table) alter(ctx context.Context, fn Alter) (*manifest.Manifest, error)
 		}
 	}
 }
+
+// KnownSchemaVersion is the schema version of the newest manifest this
+// handle has seen (no I/O): above Schema().Version once another process's
+// ALTER was seen by a snapshot.
+func (t *Table) KnownSchemaVersion() int {
+	if m := t.manifests.Cached(); m != nil {
+		return m.Schema.Version
+	}
+	return t.schema.Version
+}
