@@ -114,14 +114,10 @@ func alterCmdName(c *pg_query.AlterTableCmd) string {
 	return strings.ReplaceAll(strings.TrimPrefix(c.Subtype.String(), "AT_"), "_", " ")
 }
 
-// alterTable applies cmds to the table rv names, as one schema change.
-func (s *session) alterTable(ctx context.Context, rv *pg_query.RangeVar, missingOK bool, cmds []alterCmd) error {
-	if rv.Catalogname != "" && rv.Catalogname != s.db {
-		return pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: \"%s.%s.%s\"", rv.Catalogname, rv.Schemaname, rv.Relname)
-	}
-	if s.isTempSchema(rv.Schemaname) || rv.Schemaname == "" && s.tempTable("", rv.Relname) != nil {
-		return pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE of a temporary table is not supported")
-	}
+// alterTarget resolves the relation an ALTER names: its id, the session's
+// authorization and its catalog entry; nil entry (and the NOTICE queued)
+// when it does not exist and missingOK (IF EXISTS), else 42P01.
+func (s *session) alterTarget(ctx context.Context, rv *pg_query.RangeVar, missingOK bool) (catalog.TableID, *authz, *catalog.Entry, error) {
 	id, a, err := s.lookupTable(ctx, rv.Schemaname, rv.Relname)
 	var ent *catalog.Entry
 	if err == nil {
@@ -130,11 +126,26 @@ func (s *session) alterTable(ctx context.Context, rv *pg_query.RangeVar, missing
 	if err != nil {
 		if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.UndefinedTable || errors.Is(err, catalog.ErrNotFound) {
 			if missingOK {
-				return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.SuccessfulCompletion,
+				return id, a, nil, s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.SuccessfulCompletion,
 					Message: fmt.Sprintf("relation \"%s\" does not exist, skipping", rv.Relname)})
 			}
-			return pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", qualifiedName(rv.Schemaname, rv.Relname))
+			return id, a, nil, pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", qualifiedName(rv.Schemaname, rv.Relname))
 		}
+		return id, a, nil, err
+	}
+	return id, a, ent, nil
+}
+
+// alterTable applies cmds to the table rv names, as one schema change.
+func (s *session) alterTable(ctx context.Context, rv *pg_query.RangeVar, missingOK bool, cmds []alterCmd) error {
+	if rv.Catalogname != "" && rv.Catalogname != s.db {
+		return pgerr.New(pgerr.FeatureNotSupported, "cross-database references are not implemented: \"%s.%s.%s\"", rv.Catalogname, rv.Schemaname, rv.Relname)
+	}
+	if s.isTempSchema(rv.Schemaname) || rv.Schemaname == "" && s.tempTable("", rv.Relname) != nil {
+		return pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE of a temporary table is not supported")
+	}
+	id, a, ent, err := s.alterTarget(ctx, rv, missingOK)
+	if err != nil || ent == nil {
 		return err
 	}
 	if ent.IsView() {
@@ -879,19 +890,8 @@ func (s *session) renameRelation(ctx context.Context, rv *pg_query.RangeVar, vie
 	if s.isTempSchema(rv.Schemaname) || rv.Schemaname == "" && (s.tempTable("", rv.Relname) != nil || s.temp.views[rv.Relname] != nil) {
 		return pgerr.New(pgerr.FeatureNotSupported, "renaming a temporary table or view is not supported")
 	}
-	id, a, err := s.lookupTable(ctx, rv.Schemaname, rv.Relname)
-	var ent *catalog.Entry
-	if err == nil {
-		ent, err = s.eng.Catalog().Table(ctx, id)
-	}
-	if err != nil {
-		if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.UndefinedTable || errors.Is(err, catalog.ErrNotFound) {
-			if missingOK {
-				return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.SuccessfulCompletion,
-					Message: fmt.Sprintf("relation \"%s\" does not exist, skipping", rv.Relname)})
-			}
-			return pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", qualifiedName(rv.Schemaname, rv.Relname))
-		}
+	id, a, ent, err := s.alterTarget(ctx, rv, missingOK)
+	if err != nil || ent == nil {
 		return err
 	}
 	if view && !ent.IsView() {

@@ -452,7 +452,7 @@ func (s *session) planDropRelations(ctx context.Context, ds *pg_query.DropStmt, 
 			return err
 		}
 		// Foreign keys of other tables that reference a dropped table
-		// (foreignkey.go): CASCADE drops the constraints, not the tables.
+		// (foreignkey.go).
 		var fkDeps []fkDependent
 		if !views {
 			if fkDeps, err = s.foreignKeyDependents(ctx, targets); err != nil {
@@ -462,58 +462,31 @@ func (s *session) planDropRelations(ctx context.Context, ds *pg_query.DropStmt, 
 				lines = append(lines, s.describeFKDependent(d))
 			}
 		}
-		if len(fkDeps) > 0 && !cascade {
+		if (len(deps) > 0 || len(fkDeps) > 0) && !cascade {
 			return pgerr.New("2BP01", "cannot drop %s because other objects depend on it", s.describeRelation(targets[0])).
 				WithDetail("%s", strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 		}
-		if len(fkDeps) > 0 {
-			var drops []string
-			for _, d := range deps {
-				drops = append(drops, "drop cascades to "+s.describeRelation(d))
-			}
-			for _, d := range fkDeps {
-				drops = append(drops, fmt.Sprintf("drop cascades to constraint %s on table %s", d.name, s.shownName(d.table)))
-			}
+		var drops []string
+		for _, d := range deps {
+			drops = append(drops, "drop cascades to "+s.describeRelation(d))
+		}
+		for _, d := range fkDeps {
+			drops = append(drops, fmt.Sprintf("drop cascades to constraint %s on table %s", d.name, s.shownName(d.table)))
+		}
+		if len(drops) > 0 {
 			notice := &pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.SuccessfulCompletion, Message: drops[0]}
 			if len(drops) > 1 {
 				notice.Message = fmt.Sprintf("drop cascades to %d other objects", len(drops))
 				notice.Detail = strings.Join(drops, "\n")
 			}
 			s.pendingNotice(notice)
-			for _, d := range fkDeps {
-				if _, err := s.dropForeignKey(ctx, d.table, d.name); err != nil {
-					return err
-				}
-			}
-			for i := len(deps) - 1; i >= 0; i-- {
-				if err := s.dropRelation(ctx, deps[i]); err != nil {
-					return err
-				}
-			}
-			for _, t := range targets {
-				if err := s.dropRelation(ctx, t); err != nil {
-					return err
-				}
-			}
-			return nil
 		}
-		if len(deps) > 0 && !cascade {
-			return pgerr.New("2BP01", "cannot drop %s because other objects depend on it", s.describeRelation(targets[0])).
-				WithDetail("%s", strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
-		}
-		if len(deps) > 0 {
-			notice := &pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.SuccessfulCompletion}
-			if len(deps) == 1 {
-				notice.Message = "drop cascades to " + s.describeRelation(deps[0])
-			} else {
-				notice.Message = fmt.Sprintf("drop cascades to %d other objects", len(deps))
-				ds := make([]string, len(deps))
-				for i, d := range deps {
-					ds[i] = "drop cascades to " + s.describeRelation(d)
-				}
-				notice.Detail = strings.Join(ds, "\n")
+		// Foreign keys of other tables that reference a dropped table go
+		// (CASCADE drops the constraints, not their tables).
+		for _, d := range fkDeps {
+			if _, err := s.dropForeignKey(ctx, d.table, d.name); err != nil {
+				return err
 			}
-			s.pendingNotice(notice)
 		}
 		// Dependents first, the last found first (views of views).
 		for i := len(deps) - 1; i >= 0; i-- {
