@@ -1223,3 +1223,123 @@ func fixedWidth(k schema.Kind) bool {
 	}
 	return false
 }
+
+// planRenameIndexOrConstraint plans ALTER INDEX [IF EXISTS] i RENAME TO j
+// and ALTER TABLE t RENAME CONSTRAINT a TO b (the primary key's or a
+// foreign key's name). ok false: not one of them.
+func (s *session) planRenameIndexOrConstraint(st *bsql.Statement) (p plan, ok bool, err error) {
+	rn := st.Tree.GetRenameStmt()
+	if rn == nil || rn.Relation == nil {
+		return nil, false, nil
+	}
+	switch rn.RenameType {
+	case pg_query.ObjectType_OBJECT_INDEX:
+		if err := s.ddlAllowed("ALTER INDEX"); err != nil {
+			return nil, true, err
+		}
+		return tagOnly("ALTER INDEX", func(ctx context.Context) error { return s.renameIndex(ctx, rn) }), true, nil
+	case pg_query.ObjectType_OBJECT_TABCONSTRAINT:
+		if err := s.ddlAllowed("ALTER TABLE"); err != nil {
+			return nil, true, err
+		}
+		return tagOnly("ALTER TABLE", func(ctx context.Context) error { return s.renameConstraint(ctx, rn) }), true, nil
+	}
+	return nil, false, nil
+}
+
+func (s *session) renameIndex(ctx context.Context, rn *pg_query.RenameStmt) error {
+	rv := rn.Relation
+	ref, err := s.lookupIndex(ctx, rv) // index.go
+	if err != nil {
+		return err
+	}
+	if ref == nil {
+		if rn.MissingOk {
+			return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.SuccessfulCompletion,
+				Message: fmt.Sprintf("relation \"%s\" does not exist, skipping", rv.Relname)})
+		}
+		return pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", qualifiedName(rv.Schemaname, rv.Relname))
+	}
+	if ref.temp != nil {
+		return pgerr.New(pgerr.FeatureNotSupported, "renaming an index of a temporary table is not supported")
+	}
+	if err := s.requireTableOwner(ctx, ref.a, ref.id, false); err != nil {
+		return err
+	}
+	to := catalog.TableID{Database: ref.id.Database, Schema: ref.id.Schema, Name: rn.Newname}
+	if taken, err := s.relationNameTaken(ctx, to); err != nil {
+		return err
+	} else if taken {
+		return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", rn.Newname)
+	}
+	t, err := s.eng.Table(ctx, ref.id)
+	if err != nil {
+		return err
+	}
+	return s.b.sec.updateTable(ctx, ref.id, func(e *catalog.Entry) error {
+		if ref.pkey {
+			// The primary key's index: its constraint has its name.
+			if key, _ := e.EffectiveKey(t.Schema.PrimaryKey); len(key) > 0 {
+				e.PrimaryKeyName = rn.Newname
+			}
+			return nil
+		}
+		if x := e.IndexNamed(rv.Relname); x != nil {
+			x.Name = rn.Newname
+		}
+		return nil
+	})
+}
+
+// relationNameTaken reports whether a relation, index or sequence of the
+// schema has the name.
+func (s *session) relationNameTaken(ctx context.Context, id catalog.TableID) (bool, error) {
+	if ix, err := s.indexHasName(ctx, id); err != nil || ix {
+		return ix, err
+	}
+	if sq, err := s.b.seqs().Lookup(ctx, id); err != nil || sq != nil {
+		return sq != nil, err
+	}
+	return s.relationExists(ctx, id)
+}
+
+func (s *session) renameConstraint(ctx context.Context, rn *pg_query.RenameStmt) error {
+	id, a, ent, err := s.alterTarget(ctx, rn.Relation, rn.MissingOk)
+	if err != nil || ent == nil {
+		return err
+	}
+	if err := s.requireTableOwner(ctx, a, id, false); err != nil {
+		return err
+	}
+	t, err := s.eng.Table(ctx, id)
+	if err != nil {
+		return err
+	}
+	taken := constraintNames(ent, t.Schema.PrimaryKey) // foreignkey.go
+	exists := false
+	for _, fk := range ent.ForeignKeys {
+		exists = exists || fk.Name == rn.Subname
+	}
+	if key, name := ent.EffectiveKey(t.Schema.PrimaryKey); len(key) > 0 {
+		exists = exists || name == rn.Subname || name == "" && id.Name+"_pkey" == rn.Subname
+	}
+	if !exists {
+		return pgerr.New(pgerr.UndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", rn.Subname, id.Name)
+	}
+	if taken[rn.Newname] {
+		return pgerr.New(pgerr.DuplicateObject, "constraint \"%s\" for relation \"%s\" already exists", rn.Newname, id.Name)
+	}
+	return s.b.sec.updateTable(ctx, id, func(e *catalog.Entry) error {
+		for i := range e.ForeignKeys {
+			if e.ForeignKeys[i].Name == rn.Subname {
+				e.ForeignKeys[i].Name = rn.Newname
+				return nil
+			}
+		}
+		if key, name := e.EffectiveKey(t.Schema.PrimaryKey); len(key) > 0 && (name == rn.Subname || name == "" && id.Name+"_pkey" == rn.Subname) {
+			e.PrimaryKeyName = rn.Newname
+			return nil
+		}
+		return pgerr.New(pgerr.UndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", rn.Subname, id.Name)
+	})
+}

@@ -233,6 +233,9 @@ func (s *session) planTyped(ctx context.Context, st *bsql.Statement, params []an
 	if p, ok, err := s.planRenameRelation(st); ok { // alter.go
 		return p, err
 	}
+	if p, ok, err := s.planRenameIndexOrConstraint(st); ok { // alter.go
+		return p, err
+	}
 	if p, ok, err := s.planAlterKey(st); ok {
 		return p, err
 	}

@@ -182,6 +182,25 @@ CREATE TABLE idt4 (id text NOT NULL);
 ALTER TABLE idt4 ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY;
 DROP TABLE idt, idt2, idt3, idt4;
 
+-- ALTER INDEX ... RENAME TO, ALTER TABLE ... RENAME CONSTRAINT
+CREATE TABLE ri (id int PRIMARY KEY, v text);
+CREATE TABLE ri2 (id int, r int REFERENCES ri);
+CREATE INDEX ri_v ON ri (v);
+ALTER INDEX ri_v RENAME TO ri_v2;
+ALTER INDEX ri_v RENAME TO ri_v3;
+ALTER INDEX IF EXISTS ri_v RENAME TO ri_v3;
+ALTER INDEX ri_v2 RENAME TO ri2;
+ALTER INDEX ri_pkey RENAME TO ri_key;
+\d ri
+ALTER TABLE ri2 RENAME CONSTRAINT ri2_r_fkey TO ri2_parent;
+ALTER TABLE ri2 RENAME CONSTRAINT nosuch TO x;
+ALTER TABLE ri RENAME CONSTRAINT ri_key TO ri_pk;
+ALTER TABLE ri2 RENAME CONSTRAINT ri2_parent TO ri2_parent;
+\d ri
+\d ri2
+SELECT conname FROM pg_constraint WHERE conrelid IN ('ri'::regclass, 'ri2'::regclass) ORDER BY 1;
+DROP TABLE ri2, ri;
+
 -- storage parameters: checked, kept nowhere
 ALTER TABLE dflt_sp_nosuch SET (parallel_workers = 4);
 CREATE TABLE sp (a int);
