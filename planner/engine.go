@@ -86,6 +86,8 @@ type Engine struct {
 	// stopRecovery ends recoverAtStart; recovered is closed when it is done.
 	stopRecovery context.CancelFunc
 	recovered    chan struct{}
+	// schemaLocks: each table's schema lock (schemalock.go), guarded by mu.
+	schemaLocks map[catalog.TableID]*sync.RWMutex
 }
 
 // Open starts an engine.
@@ -645,6 +647,11 @@ func (e *Engine) DropTable(ctx context.Context, id catalog.TableID) error {
 // finishes on it (the mirror goes when it is done); a transaction that
 // wrote to the table before and commits after gets 40001.
 func (e *Engine) AlterTable(ctx context.Context, id catalog.TableID, fn func(*Table, *manifest.Manifest) (*schema.Schema, error)) (*schema.Schema, error) {
+	unlock, err := e.lockForAlter(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	for {
 		t, err := e.Table(ctx, id)
 		if err != nil {
@@ -700,6 +707,11 @@ func (e *Engine) retireStale(t *Table) {
 // the table opens under its new name at its next use, with its files
 // where they were. No one opens either name in between.
 func (e *Engine) RenameTable(ctx context.Context, from, to catalog.TableID) error {
+	unlock, err := e.lockForAlter(ctx, from)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	var t *Table
 	var chFrom, chTo chan struct{}
 	for {

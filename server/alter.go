@@ -174,6 +174,7 @@ func (s *session) alterTable(ctx context.Context, rv *pg_query.RangeVar, missing
 			}
 		}
 	}
+	s.releaseSchemaLock(id) // a write only planned (ddlAllowed: none done)
 	if changes {
 		_, err = s.eng.AlterTable(ctx, id, func(t *planner.Table, m *manifest.Manifest) (*schema.Schema, error) {
 			notices = notices[:0]
@@ -935,6 +936,7 @@ func (s *session) renameRelation(ctx context.Context, rv *pg_query.RangeVar, vie
 	if _, err := s.eng.Catalog().Table(ctx, to); err == nil {
 		return taken()
 	}
+	s.releaseSchemaLock(id) // a write only planned (ddlAllowed: none done)
 	err = s.eng.RenameTable(ctx, id, to)
 	s.b.sec.forget(tableKey(id))
 	s.b.sec.forget(tableKey(to))

@@ -152,6 +152,9 @@ func (s *session) planCopy(ctx context.Context, st *bsql.Statement) (plan, error
 	}
 	if spec.from {
 		return &funcPlan{run: func(ctx context.Context, w pgwire.ResultWriter) error {
+			if err := s.lockForWrite(ctx, spec.rel); err != nil { // schemalock.go
+				return err
+			}
 			n, err := s.copyFrom(ctx, spec, w)
 			if err != nil {
 				return err

@@ -40,6 +40,9 @@ type insertPlan struct {
 }
 
 func (s *session) planInsert(ctx context.Context, st *bsql.Statement, canon []any, formats []int16) (plan, error) {
+	if err := s.lockForWrite(ctx, st.Tree.GetInsertStmt().GetRelation()); err != nil { // schemalock.go
+		return nil, err
+	}
 	b := &binder{s: s, ctx: ctx}
 	ins := s.cachedInsert(ctx, st)
 	if ins == nil {

@@ -40,6 +40,9 @@ func (p *mergePlan) Columns() []pgwire.Column { return nil }
 func (p *mergePlan) Close() {}
 
 func (p *mergePlan) execute(ctx context.Context, maxRows int, w pgwire.ResultWriter) (bool, error) {
+	if err := p.s.lockForWrite(ctx, p.st.Tree.GetMergeStmt().GetRelation()); err != nil { // schemalock.go
+		return false, err
+	}
 	res, err := p.run(ctx)
 	if err != nil {
 		return false, err

@@ -50,6 +50,13 @@ type modifyPlan struct {
 }
 
 func (s *session) planModify(ctx context.Context, st *bsql.Statement, params []any, paramOIDs []uint32, formats []int16) (plan, error) {
+	rv := st.Tree.GetUpdateStmt().GetRelation()
+	if st.Kind == bsql.KindDelete {
+		rv = st.Tree.GetDeleteStmt().GetRelation()
+	}
+	if err := s.lockForWrite(ctx, rv); err != nil { // schemalock.go
+		return nil, err
+	}
 	p := &modifyPlan{s: s, st: st, args: params, paramOIDs: paramOIDs, isDelete: st.Kind == bsql.KindDelete}
 	if hasReturning(st.Tree) {
 		// The RETURNING list's columns, described over an empty relation

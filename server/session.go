@@ -149,6 +149,9 @@ func (b *Backend) NewSession(ctx context.Context, info pgwire.StartupInfo) (pgwi
 
 // session is one client connection's SQL state.
 type session struct {
+	// schemaLocks: the schema locks the session's transaction holds, by
+	// table (schemalock.go).
+	schemaLocks map[catalog.TableID]func()
 	// stmtStart is when the current statement started (statement_timestamp).
 	stmtStart time.Time
 	// clientQuery is the query string the current statement came from, as
@@ -281,6 +284,7 @@ func (s *session) close() {
 		s.rollback()
 	}
 	s.releaseAdvisory()
+	s.releaseSchemaLocks()
 	s.dropTempTables(context.Background())
 	if s.stream != nil {
 		s.stream.close()
@@ -344,6 +348,7 @@ func (s *session) runStatement(ctx context.Context, st *bsql.Statement, params [
 	defer func() {
 		if s.tx == nil {
 			s.releaseXactAdvisory()
+			s.releaseSchemaLocks()
 		}
 	}()
 	if simple {

@@ -218,6 +218,7 @@ func (s *session) commit(ctx context.Context) error {
 	tx := s.tx
 	s.tx = nil
 	s.releaseXactAdvisory()
+	defer s.releaseSchemaLocks() // after the commit: an ALTER waits for it
 	if tx == nil || len(tx.writes) == 0 {
 		return nil
 	}
@@ -283,6 +284,7 @@ func (s *session) rollback() {
 	tx := s.tx
 	s.tx = nil
 	s.releaseXactAdvisory()
+	defer s.releaseSchemaLocks()
 	if tx == nil {
 		return
 	}
@@ -321,6 +323,11 @@ func (s *session) endImplicit(ctx context.Context) error {
 // Sync implements pgwire.Syncer: the implicit transaction of the extended
 // protocol ends at Sync.
 func (s *session) Sync(ctx context.Context) error {
+	defer func() {
+		if s.tx == nil {
+			s.releaseSchemaLocks() // a batch outside any transaction
+		}
+	}()
 	if err := s.endImplicit(ctx); err != nil {
 		return s.decorate(ctx, err, nil)
 	}
