@@ -481,6 +481,7 @@ func (s *session) dropColumnCmd(table, name string, ifExists, cascade bool) alte
 	var dropped bool
 	var owned []catalog.TableID
 	var fkDeps []fkDependent
+	var viewDeps []*catalog.Entry
 	return alterCmd{
 		apply: func(ctx context.Context, t *planner.Table, m *manifest.Manifest, sch *schema.Schema) error {
 			dropped = false
@@ -506,6 +507,51 @@ func (s *session) dropColumnCmd(table, name string, ifExists, cascade bool) alte
 						fkDeps = append(fkDeps, fkDependent{table: e.ID, name: fk.Name, ref: t.ID})
 					}
 				}
+			}
+			// Views that read the column (PostgreSQL's reference it by
+			// number; ours by name: they would fail when read).
+			viewDeps = viewDeps[:0]
+			for i := range rels {
+				v := &rels[i]
+				if !v.IsView() || v.View == nil || !slices.Contains(v.View.Deps, t.ID) {
+					continue
+				}
+				if reads, err := bsql.QueryReadsColumn(v.View.Query, name); err != nil {
+					return err
+				} else if reads {
+					viewDeps = append(viewDeps, v)
+				}
+			}
+			if len(viewDeps) > 0 && cascade {
+				more, _, err := s.dependents(ctx, viewDeps) // views.go
+				if err != nil {
+					return err
+				}
+				viewDeps = append(viewDeps, more...)
+				var drops []string
+				for _, v := range viewDeps {
+					drops = append(drops, "drop cascades to "+s.describeRelation(v))
+				}
+				n := &pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.SuccessfulCompletion, Message: drops[0]}
+				if len(drops) > 1 {
+					n.Message, n.Detail = fmt.Sprintf("drop cascades to %d other objects", len(drops)), strings.Join(drops, "\n")
+				}
+				if p, ok := ctx.Value(alterNoticesKey{}).(*[]*pgerr.Error); ok {
+					*p = append(*p, n)
+				}
+			}
+			if len(viewDeps) > 0 && !cascade {
+				var lines []string
+				for _, v := range viewDeps {
+					lines = append(lines, fmt.Sprintf("%s depends on column %s of table %s", s.describeRelation(v), name, s.shownName(t.ID)))
+					_, more, err := s.dependents(ctx, []*catalog.Entry{v}) // views of it, depth first
+					if err != nil {
+						return err
+					}
+					lines = append(lines, more...)
+				}
+				return pgerr.New("2BP01", "cannot drop column %s of table %s because other objects depend on it", name, s.shownName(t.ID)).
+					WithDetail("%s", strings.Join(lines, "\n")).WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 			}
 			if len(fkDeps) > 0 && !cascade {
 				var lines []string
@@ -568,6 +614,13 @@ func (s *session) dropColumnCmd(table, name string, ifExists, cascade bool) alte
 			e.ForeignKeys = fks
 		},
 		after: func(ctx context.Context) error {
+			// CASCADE: the views that read the column go, with the views
+			// that read them.
+			for i := len(viewDeps) - 1; i >= 0; i-- {
+				if err := s.dropRelation(ctx, viewDeps[i]); err != nil {
+					return err
+				}
+			}
 			for _, d := range fkDeps {
 				if _, err := s.dropForeignKey(ctx, d.table, d.name); err != nil {
 					return err

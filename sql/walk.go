@@ -230,3 +230,27 @@ func RenameRelationInQuery(query, fromSchema, from, toSchema, to string) (string
 	})
 	return deparseNode(tree)
 }
+
+// QueryReadsColumn reports whether a stored view query (one SELECT) may
+// read column col: a column reference whose last name is col, or a star
+// (a view's * was every column when it was created). Conservative: a
+// reference to another relation's column of the same name counts too.
+func QueryReadsColumn(query, col string) (bool, error) {
+	stmts, err := Parse(query)
+	if err != nil {
+		return false, err
+	}
+	found := false
+	for _, st := range stmts {
+		walkNodes(st.Tree, func(n *pg_query.Node) bool {
+			if cr := n.GetColumnRef(); cr != nil && len(cr.Fields) > 0 {
+				last := cr.Fields[len(cr.Fields)-1]
+				if last.GetAStar() != nil || last.GetString_().GetSval() == col {
+					found = true
+				}
+			}
+			return !found
+		})
+	}
+	return found, nil
+}

@@ -201,6 +201,20 @@ ALTER TABLE ri2 RENAME CONSTRAINT ri2_parent TO ri2_parent;
 SELECT conname FROM pg_constraint WHERE conrelid IN ('ri'::regclass, 'ri2'::regclass) ORDER BY 1;
 DROP TABLE ri2, ri;
 
+-- a column a view reads is not dropped without CASCADE (which drops the
+-- views, and the views of those views)
+CREATE TABLE dv (a int, b text, c int);
+CREATE VIEW dv_b AS SELECT a, b FROM dv;
+CREATE VIEW dv_star AS SELECT * FROM dv WHERE a > 0;
+CREATE VIEW dv_b2 AS SELECT b FROM dv_b;
+ALTER TABLE dv DROP COLUMN b;
+ALTER TABLE dv DROP COLUMN c;
+DROP VIEW dv_star;
+ALTER TABLE dv DROP COLUMN c;
+ALTER TABLE dv DROP COLUMN b CASCADE;
+SELECT relname FROM pg_class WHERE relname LIKE 'dv%' ORDER BY 1;
+DROP TABLE dv;
+
 -- storage parameters: checked, kept nowhere
 ALTER TABLE dflt_sp_nosuch SET (parallel_workers = 4);
 CREATE TABLE sp (a int);
