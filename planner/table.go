@@ -220,9 +220,9 @@ func (t *Table) close(ctx context.Context) error {
 	return err
 }
 
-// retire ends a handle whose table was altered (Engine.AlterTable): the
-// txn handle is already closed; the mirror and the native cache, in the
-// old schema, go once no statement reads them.
+// retire ends a handle whose table was altered, renamed or dropped: the
+// txn handle is already closed; the mirror, the delete mirror and the
+// native cache go once no statement reads them.
 func (t *Table) retire(ctx context.Context) {
 	t.stopGC()
 	<-t.gcDone
@@ -259,12 +259,7 @@ func RetiredError(id catalog.TableID) error {
 
 func (t *Table) drop(ctx context.Context) {
 	_ = t.T.Abandon()
-	t.stopGC()
-	<-t.gcDone
-	t.closeCache(true)
-	t.gc.Lock()
-	_, _ = t.eng.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+t.mirror)
-	t.gc.Unlock()
+	t.retire(ctx)
 }
 
 // mirrorBatches copies batches into the mirror (all columns + batch id).

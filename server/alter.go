@@ -688,10 +688,10 @@ func (s *session) renameColumnCmd(table, from, to string) alterCmd {
 				renameIn(e.ForeignKeys[i].Columns, from, to)
 			}
 		},
-		after: func(ctx context.Context) error {
-			return s.renameOwnedColumn(ctx, table, from, to)
-		},
 		after2: func(ctx context.Context, id catalog.TableID) error {
+			if err := s.renameOwnedColumn(ctx, id, from, to); err != nil {
+				return err
+			}
 			// Foreign keys that reference the column (this table's too).
 			return s.updateForeignKeys(ctx, func(fk *catalog.ForeignKeyDef) bool {
 				if fk.RefTable != id || !slices.Contains(fk.RefColumns, from) {
@@ -714,22 +714,21 @@ func renameIn(names []string, from, to string) {
 }
 
 // renameOwnedColumn follows a column rename in the sequences it owns.
-func (s *session) renameOwnedColumn(ctx context.Context, table, from, to string) error {
+func (s *session) renameOwnedColumn(ctx context.Context, id catalog.TableID, from, to string) error {
 	recs, err := s.eng.Catalog().ListSequences(ctx, s.db)
 	if err != nil {
 		return err
 	}
 	for _, r := range recs {
-		if r.OwnedBy.Name != table || r.OwnedByColumn != from {
+		if r.OwnedBy != id || r.OwnedByColumn != from {
 			continue
 		}
 		sq, err := s.b.seqs().Lookup(ctx, r.ID)
 		if err != nil || sq == nil {
 			return err
 		}
-		owner := r.OwnedBy
 		if err := sq.Alter(ctx, nil, func(rec *catalog.Sequence) error {
-			if rec.OwnedBy == owner && rec.OwnedByColumn == from {
+			if rec.OwnedBy == id && rec.OwnedByColumn == from {
 				rec.OwnedByColumn = to
 			}
 			return nil

@@ -215,6 +215,19 @@ ALTER TABLE dv DROP COLUMN b CASCADE;
 SELECT relname FROM pg_class WHERE relname LIKE 'dv%' ORDER BY 1;
 DROP TABLE dv;
 
+-- a renamed serial column keeps its sequence; a table of the same name in
+-- another schema keeps its own
+CREATE TABLE sr (id serial, v int);
+CREATE TABLE regress_alter2_sr_other (x int);
+CREATE SCHEMA regress_alter3;
+CREATE TABLE regress_alter3.sr (id serial, v int);
+ALTER TABLE sr RENAME COLUMN id TO key;
+SELECT pg_get_serial_sequence('sr', 'key'), pg_get_serial_sequence('regress_alter3.sr', 'id');
+INSERT INTO regress_alter3.sr (v) VALUES (1);
+SELECT * FROM regress_alter3.sr;
+DROP TABLE sr, regress_alter2_sr_other, regress_alter3.sr;
+DROP SCHEMA regress_alter3;
+
 -- storage parameters: checked, kept nowhere
 ALTER TABLE dflt_sp_nosuch SET (parallel_workers = 4);
 CREATE TABLE sp (a int);
