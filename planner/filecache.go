@@ -159,8 +159,7 @@ func (e *Engine) sweepCache(ctx context.Context) error {
 		if live[oid] {
 			continue
 		}
-		name := fmt.Sprintf("%s.main.%s", cacheDBName, quoteIdent(fmt.Sprintf("__bsdb_files_%d", oid)))
-		if err := e.execTx(ctx, fmt.Sprintf("BEGIN; DROP TABLE IF EXISTS %s; DELETE FROM %s WHERE oid = %d; COMMIT", name, cacheFilesName, oid)); err != nil {
+		if err := e.dropCacheOf(ctx, oid); err != nil {
 			return err
 		}
 		e.log.Info("native cache: dropped the cache of a table that no longer exists", "oid", oid)
@@ -250,16 +249,77 @@ type cachedFile struct {
 	bytes int64 // charged to the engine's budget
 }
 
-// newFileCache returns the cache of table oid with what an earlier run
-// loaded.
-func (e *Engine) newFileCache(ctx context.Context, oid uint32) (*fileCache, error) {
+// cacheTableName is the (unqualified) name of the cache table of table
+// oid in schema version v. The version is in the name because the rows
+// are stored in the columns of one schema: a cache loaded before an ALTER
+// TABLE that never dropped it (a crash between the new manifest and the
+// retirement of the handle) must not be read in the new schema, where a
+// renamed, re-added or retyped column would read the old values.
+func cacheTableName(oid uint32, v int) string {
+	if v == 0 {
+		return fmt.Sprintf("__bsdb_files_%d", oid)
+	}
+	return fmt.Sprintf("__bsdb_files_%d_v%d", oid, v)
+}
+
+// cacheTables lists the cache tables of table oid, of any schema version.
+func (e *Engine) cacheTables(ctx context.Context, oid uint32) ([]string, error) {
+	base := fmt.Sprintf("__bsdb_files_%d", oid)
+	rows, err := e.db.QueryContext(ctx, "SELECT table_name FROM duckdb_tables() WHERE database_name = ? AND starts_with(table_name, ?)", cacheDBName, base)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		if n == base || strings.HasPrefix(n, base+"_v") {
+			out = append(out, n)
+		}
+	}
+	return out, rows.Err()
+}
+
+// dropCacheOf drops every cache table of table oid and its file list.
+func (e *Engine) dropCacheOf(ctx context.Context, oid uint32) error {
+	names, err := e.cacheTables(ctx, oid)
+	if err != nil {
+		return err
+	}
+	q := "BEGIN; "
+	for _, n := range names {
+		q += fmt.Sprintf("DROP TABLE IF EXISTS %s.main.%s; ", cacheDBName, quoteIdent(n))
+	}
+	q += fmt.Sprintf("DELETE FROM %s WHERE oid = %d; COMMIT", cacheFilesName, oid)
+	return e.execTx(ctx, q)
+}
+
+// newFileCache returns the cache of table oid in schema version v with
+// what an earlier run loaded. What was loaded in another schema version
+// is dropped.
+func (e *Engine) newFileCache(ctx context.Context, oid uint32, v int) (*fileCache, error) {
+	table := cacheTableName(oid, v)
 	c := &fileCache{
 		oid:   oid,
-		name:  fmt.Sprintf("%s.main.%s", cacheDBName, quoteIdent(fmt.Sprintf("__bsdb_files_%d", oid))),
+		name:  fmt.Sprintf("%s.main.%s", cacheDBName, quoteIdent(table)),
 		files: map[string]cachedFile{},
 		kick:  make(chan struct{}, 1),
 		stop:  make(chan struct{}),
 		done:  make(chan struct{}),
+	}
+	names, err := e.cacheTables(ctx, oid)
+	if err != nil {
+		return nil, err
+	}
+	if len(names) > 1 || (len(names) == 1 && names[0] != table) {
+		if err := e.dropCacheOf(ctx, oid); err != nil {
+			return nil, err
+		}
+		e.log.Info("native cache: dropped a table's cache of an older schema", "oid", oid, "tables", names)
+		return c, nil
 	}
 	rows, err := e.db.QueryContext(ctx, "SELECT path, no, bytes FROM "+cacheFilesName+" WHERE oid = ?", oid)
 	if err != nil {
@@ -548,6 +608,10 @@ func (t *Table) closeCache(drop bool) {
 		_ = t.eng.execTx(context.Background(), fmt.Sprintf("BEGIN; DROP TABLE IF EXISTS %s; DELETE FROM %s WHERE oid = %d; COMMIT", c.name, cacheFilesName, c.oid))
 	}
 }
+
+// CacheTableName is the name of the table's native cache table (EXPLAIN
+// shows the table's name in its place).
+func CacheTableName(t *Table) string { return cacheTableName(t.Entry.OID, t.Schema.Version) }
 
 // CachedFiles returns how many of the table's data files are in the
 // native cache (diagnostics and tests).

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/bsdb/bsdb-pg/storage/catalog"
+	"github.com/bsdb/bsdb-pg/storage/manifest"
 	"github.com/bsdb/bsdb-pg/storage/schema"
 	"github.com/bsdb/bsdb-pg/wal"
 )
@@ -168,5 +169,85 @@ func TestCacheSweepsDroppedTables(t *testing.T) {
 	}
 	if kept.CachedFiles() != 1 {
 		t.Errorf("the kept table's cache holds %d files", kept.CachedFiles())
+	}
+}
+
+// TestCacheOfAnOlderSchema: a server that dies in ALTER TABLE after the
+// manifest with the new schema is durable, before the table's native
+// cache is dropped, finds at its next start a cache loaded in the old
+// schema. It must not read it: here column a is dropped and a new column
+// a added (a new field id, absent from the old file: NULL in every row),
+// and the stale cache, matched by name, would answer with the old
+// values.
+func TestCacheOfAnOlderSchema(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	cfg := Config{DataDir: dir, FlushInterval: -1, NativeCacheBytes: 1 << 30}
+	e, err := Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := catalog.TableID{Database: "postgres", Schema: "public", Name: "t"}
+	sch := &schema.Schema{Columns: []schema.Column{{Name: "a", Kind: schema.KindInt64}}}
+	if _, err := e.CreateTable(ctx, id, sch, false); err != nil {
+		t.Fatal(err)
+	}
+	tb, err := e.Table(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	for i := int64(1); i <= 100; i++ {
+		b.Append(i)
+	}
+	col := b.NewArray()
+	rec := array.NewRecordBatch(tb.T.ArrowSchema(), []arrow.Array{col}, 100)
+	if _, err := tb.Write(ctx, []arrow.RecordBatch{rec}, wal.DurabilitySync, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	rec.Release()
+	col.Release()
+	if err := tb.T.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFiles(t, tb, 1)
+	// The schema change as the crash leaves it: the manifest is committed,
+	// the planner's handle (and its cache) never retired.
+	if _, err := tb.T.Alter(ctx, func(head *manifest.Manifest) (*schema.Schema, error) {
+		s := head.Schema.Clone()
+		s.DropColumn("a")
+		s.AddColumn(schema.Column{Name: "a", Kind: schema.KindInt64})
+		return s, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_ = e.Close(ctx)
+
+	e, err = Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(ctx)
+	tb, err = e.Table(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, wait := range []bool{false, true} {
+		if wait {
+			waitFiles(t, tb, 1) // reloaded in the new schema
+		}
+		bd, err := tb.Bind(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n, nonNull int64
+		err = e.DB().QueryRowContext(ctx, "SELECT count(*), count(a) FROM "+bd.FromSQL+" t").Scan(&n, &nonNull)
+		bd.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != 100 || nonNull != 0 {
+			t.Fatalf("after the restart (cache reloaded: %v): %d rows, %d with a non-null a; want 100 rows, a NULL in each", wait, n, nonNull)
+		}
 	}
 }

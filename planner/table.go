@@ -114,7 +114,7 @@ func (e *Engine) attach(ctx context.Context, id catalog.TableID, ent *catalog.En
 	t.stopGC = cancel
 	go t.collector(events)
 	if e.nativeCache && ent.Prefix != "" { // a temporary table has no files
-		c, err := e.newFileCache(ctx, ent.OID)
+		c, err := e.newFileCache(ctx, ent.OID, t.Schema.Version)
 		if err != nil {
 			e.log.Warn("native cache: cannot read its entries; the table is read from Parquet", "table", id.Name, "err", err)
 		} else {

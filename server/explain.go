@@ -88,7 +88,7 @@ func newExplainRenderer(tables []*planner.Table, analyze bool) *explainRenderer 
 			name = t.ID.Schema + "." + name
 		}
 		r.tables[fmt.Sprintf("__bsdb_buf_%d", t.Entry.OID)] = name
-		r.tables[fmt.Sprintf("__bsdb_files_%d", t.Entry.OID)] = name
+		r.tables[planner.CacheTableName(t)] = name
 		seen[name] = true
 	}
 	if len(seen) == 1 {
