@@ -72,6 +72,11 @@ type Table struct {
 	// cache is the table's share of the native cache (nil when off).
 	cache *fileCache
 
+	// keyMu guards keys, the table's unique keys and their indexes
+	// (keys.go).
+	keyMu sync.Mutex
+	keys  []*keyIndex
+
 	// derived caches a caller's value computed from the (immutable)
 	// schema of this handle: see Derived.
 	derived atomic.Value
@@ -108,6 +113,10 @@ func (e *Engine) attach(ctx context.Context, id catalog.TableID, ent *catalog.En
 	if err := t.createDelMirror(ctx); err != nil {
 		tt.Abandon()
 		return nil, fmt.Errorf("create delete mirror of %s: %w", id.Name, err)
+	}
+	if err := t.SetKeys(EntryKeys(id, ent, t.Schema)); err != nil {
+		tt.Abandon()
+		return nil, err
 	}
 	// What recovery put in the buffer is mirrored by the first reader.
 	events, cancel := tt.Subscribe()

@@ -1330,7 +1330,7 @@ func (s *session) renameIndex(ctx context.Context, rn *pg_query.RenameStmt) erro
 	if err != nil {
 		return err
 	}
-	return s.b.sec.updateTable(ctx, ref.id, func(e *catalog.Entry) error {
+	err = s.b.sec.updateTable(ctx, ref.id, func(e *catalog.Entry) error {
 		if ref.pkey {
 			// The primary key's index: its constraint has its name.
 			if key, _ := e.EffectiveKey(t.Schema.PrimaryKey); len(key) > 0 {
@@ -1343,6 +1343,10 @@ func (s *session) renameIndex(ctx context.Context, rn *pg_query.RenameStmt) erro
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return s.refreshKeys(ctx, ref.id)
 }
 
 // relationNameTaken reports whether a relation, index or sequence of the
@@ -1383,7 +1387,7 @@ func (s *session) renameConstraint(ctx context.Context, rn *pg_query.RenameStmt)
 	if taken[rn.Newname] {
 		return pgerr.New(pgerr.DuplicateObject, "constraint \"%s\" for relation \"%s\" already exists", rn.Newname, id.Name)
 	}
-	return s.b.sec.updateTable(ctx, id, func(e *catalog.Entry) error {
+	err = s.b.sec.updateTable(ctx, id, func(e *catalog.Entry) error {
 		for i := range e.ForeignKeys {
 			if e.ForeignKeys[i].Name == rn.Subname {
 				e.ForeignKeys[i].Name = rn.Newname
@@ -1396,4 +1400,8 @@ func (s *session) renameConstraint(ctx context.Context, rn *pg_query.RenameStmt)
 		}
 		return pgerr.New(pgerr.UndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", rn.Subname, id.Name)
 	})
+	if err != nil {
+		return err
+	}
+	return s.refreshKeys(ctx, id)
 }

@@ -8,6 +8,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/bsdb/bsdb-pg/pgerr"
+	"github.com/bsdb/bsdb-pg/planner"
 	bsql "github.com/bsdb/bsdb-pg/sql"
 	"github.com/bsdb/bsdb-pg/storage/catalog"
 )
@@ -97,6 +98,9 @@ func (s *session) planAlterKey(st *bsql.Statement) (p plan, ok bool, err error) 
 				e.PrimaryKey, e.PrimaryKeyName, e.SchemaKeyDropped = nil, "", len(schemaKey) > 0
 				return nil
 			})
+			if err == nil {
+				err = s.refreshKeys(ctx, id)
+			}
 			if missing && errors.Is(err, errSkip) {
 				return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.SuccessfulCompletion,
 					Message: fmt.Sprintf("constraint \"%s\" of relation \"%s\" does not exist, skipping", cmd.Name, id.Name)})
@@ -117,16 +121,30 @@ func (s *session) planAlterKey(st *bsql.Statement) (p plan, ok bool, err error) 
 				return pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD PRIMARY KEY on column \"%s\", which is not NOT NULL, is not supported", k)
 			}
 		}
-		return s.b.sec.updateTable(ctx, id, func(e *catalog.Entry) error {
-			if key, _ := e.EffectiveKey(schemaKey); len(key) > 0 {
-				return pgerr.New("42P16", "multiple primary keys for table \"%s\" are not allowed", id.Name)
+		name := con.Conname
+		if name == "" {
+			name = id.Name + "_pkey"
+		}
+		err = s.eng.AddKey(ctx, id, planner.KeyDef{Name: name, Columns: keys, Primary: true}, func(t *planner.Table) ([]planner.KeyDef, error) {
+			if err := s.b.sec.updateTable(ctx, id, func(e *catalog.Entry) error {
+				if key, _ := e.EffectiveKey(schemaKey); len(key) > 0 {
+					return pgerr.New("42P16", "multiple primary keys for table \"%s\" are not allowed", id.Name)
+				}
+				e.PrimaryKey, e.PrimaryKeyName = keys, ""
+				if con.Conname != "" && con.Conname != id.Name+"_pkey" {
+					e.PrimaryKeyName = con.Conname
+				}
+				return nil
+			}); err != nil {
+				return nil, err
 			}
-			e.PrimaryKey, e.PrimaryKeyName = keys, ""
-			if con.Conname != "" && con.Conname != id.Name+"_pkey" {
-				e.PrimaryKeyName = con.Conname
-			}
-			return nil
+			return s.entryKeys(ctx, t)
 		})
+		var dup *planner.ErrDuplicateKey
+		if errors.As(err, &dup) {
+			return duplicateKeyError(dup)
+		}
+		return err
 	}), true, nil
 }
 

@@ -245,7 +245,7 @@ func (s *session) copyFrom(ctx context.Context, spec *copySpec, w pgwire.ResultW
 	if err != nil {
 		return 0, err
 	}
-	cs := &copySink{s: s, t: t, direct: s.tx == nil, threshold: s.b.copyDirectBytes()}
+	cs := &copySink{s: s, t: t, direct: s.tx == nil, threshold: s.b.copyDirectBytes(), opts: &opts}
 	dec := newCopyDecoder(t.Schema, t.T.ArrowSchema(), info, pos, defaults, spec.opts.Format == pgtypes.CopyBinary, &s.set.types)
 	seqCols := copySequences(info, pos)
 	n, err := decodeCopy(ctx, rd, dec, func(rec arrow.RecordBatch) error {
@@ -369,6 +369,44 @@ type copySink struct {
 	pending   []arrow.RecordBatch
 	bytes     int64
 	bulk      *txn.BulkLoad
+	// The table's unique keys: the COPY's rows hold their keys (keys,
+	// ended by endKeys) from their check to the end of the write; rows
+	// counts the rows checked (a violation's line number), opts names the
+	// COPY in its CONTEXT.
+	keys    *planner.KeyOwner
+	endKeys func(ok bool)
+	rows    int64
+	opts    *pgtypes.CopyOptions
+}
+
+// checkKeys checks rec's keys against the table's unique keys.
+func (c *copySink) checkKeys(ctx context.Context, rec arrow.RecordBatch) error {
+	if !c.t.HasKeys() {
+		return nil
+	}
+	if c.keys == nil {
+		c.keys, c.endKeys = c.s.keyOwner()
+	}
+	first := c.rows
+	_, _, err := c.s.checkKeys(ctx, c.t, []arrow.RecordBatch{rec}, keyOptions{owner: c.keys, where: func(_, row int) string {
+		line := first + int64(row) + 1
+		if c.opts == nil {
+			return ""
+		}
+		if c.opts.Header {
+			line++
+		}
+		return c.opts.Where(line, -1, nil)
+	}})
+	return err
+}
+
+// end ends the COPY's hold on its keys.
+func (c *copySink) end(ok bool) {
+	if c.endKeys != nil {
+		c.endKeys(ok)
+		c.endKeys = nil
+	}
 }
 
 // add takes ownership of rec (nil is ignored).
@@ -376,6 +414,11 @@ func (c *copySink) add(ctx context.Context, rec arrow.RecordBatch) error {
 	if rec == nil {
 		return nil
 	}
+	if err := c.checkKeys(ctx, rec); err != nil {
+		rec.Release()
+		return err
+	}
+	c.rows += rec.NumRows()
 	if c.bulk != nil {
 		err := c.bulk.Write(rec)
 		rec.Release()
@@ -404,11 +447,12 @@ func (c *copySink) add(ctx context.Context, rec arrow.RecordBatch) error {
 }
 
 // finish makes the COPY durable and visible.
-func (c *copySink) finish(ctx context.Context) error {
+func (c *copySink) finish(ctx context.Context) (err error) {
+	defer func() { c.end(err == nil) }()
 	if c.bulk != nil {
 		b := c.bulk
 		c.bulk = nil
-		_, err := b.Commit(ctx)
+		_, err = b.Commit(ctx)
 		return err
 	}
 	recs := c.pending
@@ -417,12 +461,13 @@ func (c *copySink) finish(ctx context.Context) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	_, err := c.s.write(ctx, c.t, recs)
+	_, err = c.s.write(ctx, c.t, recs)
 	return err
 }
 
 // abort drops everything the COPY produced.
 func (c *copySink) abort() {
+	c.end(false)
 	if c.bulk != nil {
 		c.bulk.Abort()
 		c.bulk = nil

@@ -34,6 +34,8 @@ type insertPlan struct {
 	// taken for all rows at once (seqValues); seqVals[c] per column.
 	seqVals [][]any
 	seqNext []int
+	// arbiters: ON CONFLICT's arbiter keys (nil: every key).
+	arbiters []string
 	// retries: how many times this statement was planned again because
 	// its table was altered while it ran (at most 3).
 	retries int
@@ -53,9 +55,9 @@ func (s *session) planInsert(ctx context.Context, st *bsql.Statement, canon []an
 			return nil, err
 		}
 	}
-	if ins.OnConflict {
+	if ins.OnConflict && !ins.OnConflictNothing {
 		b.release()
-		return nil, errUnsupported("INSERT ... ON CONFLICT")
+		return nil, errUnsupported("INSERT ... ON CONFLICT DO UPDATE")
 	}
 	// The target's privileges are checked at every execution, a cached
 	// translation's too: INSERT, and SELECT for RETURNING.
@@ -73,6 +75,12 @@ func (s *session) planInsert(ctx context.Context, st *bsql.Statement, canon []an
 		params = toDuckArgs(canon)
 	}
 	p := &insertPlan{s: s, st: st, ins: ins, t: t, info: tableInfo(t), args: params, canon: canon, b: b, cache: s.cacheInsert(st, ins, t)}
+	if ins.OnConflict {
+		if p.arbiters, err = conflictArbiters(t, ins); err != nil {
+			b.release()
+			return nil, err
+		}
+	}
 	if ins.Returning != nil {
 		if err := s.returningView(ctx, t, nil); err != nil {
 			b.release()
@@ -194,13 +202,24 @@ func (p *insertPlan) execute(ctx context.Context, maxRows int, w pgwire.ResultWr
 	if err != nil {
 		return false, err
 	}
-	defer releaseAll(recs)
+	defer func() { releaseAll(recs) }()
 	p.b.release() // the source snapshot is no longer needed
+	skip, endKeys, err := s.checkKeys(ctx, p.t, recs, keyOptions{doNothing: p.ins.OnConflictNothing, arbiters: p.arbiters}) // keys.go
+	if err != nil {
+		return false, err
+	}
+	if skip != nil {
+		if recs, n, err = dropRows(recs, skip); err != nil {
+			endKeys(false)
+			return false, err
+		}
+	}
 	if p.ret != nil {
 		p.t.HoldMirror()
 		defer p.t.ReleaseMirror()
 	}
 	ids, err := s.writeIDs(ctx, p.t, recs, p.ret != nil)
+	endKeys(err == nil)
 	if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.SerializationFailure && s.tx == nil && p.ret == nil && p.t.Retired() && p.retries < 3 {
 		// Another session altered the table between this statement's
 		// plan and its write (nothing was written): plan it again on the
@@ -495,4 +514,43 @@ func (p *insertPlan) seqValues(ctx context.Context) error {
 		p.seqVals[c] = vals
 	}
 	return nil
+}
+
+// conflictArbiters resolves ON CONFLICT's conflict target to the names of
+// the unique keys it names (nil: any key), as PostgreSQL infers it: the
+// key whose columns are exactly the target's, or the named constraint.
+func conflictArbiters(t *planner.Table, ins *bsql.Insert) ([]string, error) {
+	keys := t.Keys()
+	if ins.ConflictConstraint != "" {
+		for _, k := range keys {
+			if k.Name == ins.ConflictConstraint {
+				return []string{k.Name}, nil
+			}
+		}
+		return nil, pgerr.New(pgerr.UndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", ins.ConflictConstraint, t.ID.Name)
+	}
+	if len(ins.ConflictColumns) == 0 {
+		return nil, nil
+	}
+	want := map[string]bool{}
+	for _, c := range ins.ConflictColumns {
+		want[c] = true
+	}
+	var out []string
+	for _, k := range keys {
+		if len(k.Columns) != len(want) {
+			continue
+		}
+		all := true
+		for _, c := range k.Columns {
+			all = all && want[c]
+		}
+		if all {
+			out = append(out, k.Name)
+		}
+	}
+	if len(out) == 0 {
+		return nil, pgerr.New(pgerr.InvalidColumnReference, "there is no unique or exclusion constraint matching the ON CONFLICT specification")
+	}
+	return out, nil
 }

@@ -108,6 +108,13 @@ func (p *mergePlan) run(ctx context.Context) (*modifyResult, error) {
 	}
 	conv := make([]any, len(info.Columns))
 	changed := map[[2]int64]bool{}
+	// New rows are checked against the table's unique keys, with the keys
+	// of the rows its UPDATEs replace gone (their identities: ridF, ridP).
+	var keys *keyOptions
+	if m.Values && t.HasKeys() {
+		keys = &keyOptions{}
+	}
+	var ridF, ridP []int64
 	scanErr := func() error {
 		defer rows.Close()
 		for rows.Next() {
@@ -136,6 +143,9 @@ func (p *mergePlan) run(ctx context.Context) (*modifyResult, error) {
 					return errMergeTwice()
 				}
 				changed[id] = true
+				if keys != nil && action == bsql.MergeUpdate {
+					ridF, ridP = append(ridF, f), append(ridP, pos)
+				}
 				switch {
 				case f >= 0:
 					if int(f) >= len(bd.RIDFiles) {
@@ -162,7 +172,13 @@ func (p *mergePlan) run(ctx context.Context) (*modifyResult, error) {
 		}
 		return rows.Err()
 	}()
+	if scanErr == nil && keys != nil && len(ridF) > 0 {
+		keys.old, scanErr = t.RowsByID(ctx, bd, ridF, ridP)
+	}
 	b.release()
+	if keys != nil {
+		defer releaseAll(keys.old)
+	}
 	var recs []arrow.RecordBatch
 	if bb != nil {
 		if scanErr != nil {
@@ -180,7 +196,7 @@ func (p *mergePlan) run(ctx context.Context) (*modifyResult, error) {
 	}
 	fileDel.Normalize()
 	mp := &modifyPlan{s: s}
-	if err := mp.apply(ctx, res, fileDel, ownDel, recs); err != nil {
+	if err := mp.apply(ctx, res, fileDel, ownDel, recs, keys); err != nil {
 		res.release()
 		return nil, err
 	}

@@ -180,6 +180,13 @@ func (p *modifyPlan) run(ctx context.Context) (*modifyResult, error) {
 		ptrs[i] = &vals[i]
 	}
 	conv := make([]any, len(info.Columns))
+	// An UPDATE of key columns checks its new keys, with the keys of the
+	// rows it replaces gone (their identities: ridF, ridP).
+	var keys *keyOptions
+	if !p.isDelete && assignsKey(t, m.Assigned) {
+		keys = &keyOptions{}
+	}
+	var ridF, ridP []int64
 	scanErr := func() error {
 		defer rows.Close()
 		for rows.Next() {
@@ -190,6 +197,9 @@ func (p *modifyPlan) run(ctx context.Context) (*modifyResult, error) {
 			pos, ok2 := vals[1].(int64)
 			if !ok1 || !ok2 {
 				return fmt.Errorf("BUG: modify: row identity %T/%T", vals[0], vals[1])
+			}
+			if keys != nil {
+				ridF, ridP = append(ridF, f), append(ridP, pos)
 			}
 			switch {
 			case f >= 0:
@@ -216,7 +226,13 @@ func (p *modifyPlan) run(ctx context.Context) (*modifyResult, error) {
 		}
 		return rows.Err()
 	}()
+	if scanErr == nil && keys != nil && len(ridF) > 0 {
+		keys.old, scanErr = t.RowsByID(ctx, bd, ridF, ridP)
+	}
 	b.release() // the snapshot is no longer needed
+	if keys != nil {
+		defer releaseAll(keys.old)
+	}
 	var recs []arrow.RecordBatch
 	if bb != nil {
 		if scanErr != nil {
@@ -230,7 +246,7 @@ func (p *modifyPlan) run(ctx context.Context) (*modifyResult, error) {
 	}
 	res.owned = recs
 	fileDel.Normalize()
-	if err := p.apply(ctx, res, fileDel, ownDel, recs); err != nil {
+	if err := p.apply(ctx, res, fileDel, ownDel, recs, keys); err != nil {
 		res.release()
 		return nil, err
 	}
@@ -261,12 +277,19 @@ func appendDuckRow(bb *batchBuilder, info *bsql.TableInfo, vals, conv []any) err
 
 // apply makes the statement's changes: deletes and new rows, in the
 // session's transaction or, outside one, as a transaction of their own.
-func (p *modifyPlan) apply(ctx context.Context, res *modifyResult, fileDel *txn.Deletes, ownDel map[uint64][]int, recs []arrow.RecordBatch) error {
+func (p *modifyPlan) apply(ctx context.Context, res *modifyResult, fileDel *txn.Deletes, ownDel map[uint64][]int, recs []arrow.RecordBatch, keys *keyOptions) (err error) {
 	s, t := p.s, res.t
 	newRows := recs
 	if p.isDelete {
 		newRows = nil
 		res.retRecs = recs // the deleted rows, for RETURNING
+	}
+	if keys != nil && len(newRows) > 0 {
+		_, endKeys, kerr := s.checkKeys(ctx, t, newRows, *keys) // keys.go
+		if kerr != nil {
+			return kerr
+		}
+		defer func() { endKeys(err == nil) }()
 	}
 	if err := t.T.Claim(ctx, fileDel); err != nil {
 		if errors.Is(err, txn.ErrSerialization) {
@@ -458,4 +481,17 @@ func (b *binder) lookupTarget(schemaName, name string, want acl.Mode, notTable f
 		bsql.ColumnInfo{Name: bsql.RowIDFile, TypeOID: pgtypes.OIDInt8, TypeMod: -1},
 		bsql.ColumnInfo{Name: bsql.RowIDPos, TypeOID: pgtypes.OIDInt8, TypeMod: -1})
 	return info, nil
+}
+
+// assignsKey reports whether an UPDATE that sets the columns assigned
+// (by position) changes a column of one of t's unique keys.
+func assignsKey(t *planner.Table, assigned []bool) bool {
+	for _, k := range t.Keys() {
+		for _, c := range k.Columns {
+			if i := t.Schema.Index(c); i >= 0 && i < len(assigned) && assigned[i] {
+				return true
+			}
+		}
+	}
+	return false
 }

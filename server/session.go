@@ -435,6 +435,13 @@ func (s *session) checkFailed(st *bsql.Statement) error {
 func (s *session) fail() {
 	if s.tx != nil {
 		s.tx.failed = true
+		if len(s.tx.savepoints) == 0 {
+			// The transaction can only roll back now: as PostgreSQL
+			// aborts it at the error, the keys it inserted are free for
+			// others at once, not at its ROLLBACK (keys.go).
+			s.tx.keys.End(false)
+			s.tx.keys = nil
+		}
 	}
 }
 

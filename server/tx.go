@@ -21,6 +21,9 @@ type txState struct {
 	writes   []*tableWrites // in first-write order
 	// savepoints of the block, innermost last (savepoint.go).
 	savepoints []savepoint
+	// keys holds the unique keys the transaction inserts (keys.go), nil
+	// before its first write to a table with keys.
+	keys *planner.KeyOwner
 }
 
 // tableWrites are the staged batches of one table in a transaction.
@@ -214,8 +217,13 @@ func (s *session) writeIDs(ctx context.Context, t *planner.Table, recs []arrow.R
 // storage engine, a WAL transaction in each table it wrote, committed as a
 // whole (planner.Engine.Commit): visible to other sessions in every table
 // at once, and after a crash replayed in every table or in none.
-func (s *session) commit(ctx context.Context) error {
+func (s *session) commit(ctx context.Context) (err error) {
 	tx := s.tx
+	if tx != nil {
+		// The keys it inserted are kept once it committed; others
+		// waiting for them look again.
+		defer func() { tx.keys.End(err == nil) }()
+	}
 	s.tx = nil
 	s.releaseXactAdvisory()
 	defer s.releaseSchemaLocks() // after the commit: an ALTER waits for it
@@ -248,7 +256,6 @@ func (s *session) commit(ctx context.Context) error {
 		}
 		parts = append(parts, planner.WritePart{Table: w.t, Recs: recs, IDs: ids, Deletes: del})
 	}
-	var err error
 	if len(parts) > 0 {
 		err = s.eng.Commit(ctx, parts, s.set.durability())
 	}
@@ -288,6 +295,7 @@ func (s *session) rollback() {
 	if tx == nil {
 		return
 	}
+	tx.keys.End(false)
 	for _, w := range tx.writes {
 		ids := make([]uint64, len(w.recs))
 		for i, r := range w.recs {

@@ -27,8 +27,15 @@ type Insert struct {
 	// Returning is nil or a DuckDB SELECT over a relation named
 	// __bsdb_returning that has the table's columns.
 	Returning *Query
-	// OnConflict is set when ON CONFLICT is present (the planner rejects it).
-	OnConflict bool
+	// OnConflict is set when ON CONFLICT is present; the planner runs
+	// DO NOTHING (OnConflictNothing) and rejects DO UPDATE.
+	OnConflict        bool
+	OnConflictNothing bool
+	// ConflictColumns are the conflict target's columns (ON CONFLICT
+	// (a, b)); ConflictConstraint its constraint (ON CONFLICT ON
+	// CONSTRAINT name); neither: any unique key.
+	ConflictColumns    []string
+	ConflictConstraint string
 	// Direct, when not nil, holds the rows of a VALUES source whose items
 	// are all constants, NULLs, DEFAULTs without a default expression, or
 	// parameters of exactly the column's type: Direct[r][c] for every table
@@ -109,6 +116,25 @@ func TranslateInsert(stmt *pg_query.Node, cat Catalog, declaredParams []uint32) 
 		return nil, err
 	}
 	out := &Insert{Table: ti, OnConflict: ins.OnConflictClause != nil}
+	if oc := ins.OnConflictClause; oc != nil {
+		out.OnConflictNothing = oc.Action == pg_query.OnConflictAction_ONCONFLICT_NOTHING
+		if inf := oc.Infer; inf != nil {
+			out.ConflictConstraint = inf.Conname
+			if inf.WhereClause != nil {
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "ON CONFLICT with a WHERE clause on its conflict target is not supported").WithPosition(int(inf.Location) + 1)
+			}
+			for _, e := range inf.IndexElems {
+				ie := e.GetIndexElem()
+				if ie == nil || ie.Name == "" {
+					return nil, pgerr.New(pgerr.FeatureNotSupported, "ON CONFLICT on an expression is not supported").WithPosition(int(inf.Location) + 1)
+				}
+				if ti.ColumnIndex(ie.Name) < 0 {
+					return nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" does not exist", ie.Name).WithPosition(int(inf.Location) + 1)
+				}
+				out.ConflictColumns = append(out.ConflictColumns, ie.Name)
+			}
+		}
+	}
 	// Target columns.
 	seen := map[int]bool{}
 	for _, c := range ins.Cols {
