@@ -204,7 +204,8 @@ func (p *insertPlan) execute(ctx context.Context, maxRows int, w pgwire.ResultWr
 	}
 	defer func() { releaseAll(recs) }()
 	p.b.release() // the source snapshot is no longer needed
-	skip, endKeys, err := s.checkKeys(ctx, p.t, recs, keyOptions{doNothing: p.ins.OnConflictNothing, arbiters: p.arbiters}) // keys.go
+	// The table's unique keys (keys.go).
+	skip, endKeys, err := s.checkKeys(ctx, p.t, recs, keyOptions{doNothing: p.ins.OnConflictNothing, arbiters: p.arbiters})
 	if err != nil {
 		return false, err
 	}
