@@ -32,6 +32,11 @@ var dumpFixture = []string{
 	`CREATE INDEX nokey_a_idx ON nokey (a)`,
 	`CREATE INDEX kinds_label ON kinds (lower(label), day DESC) WHERE ok`,
 	`CREATE INDEX ON other.pairs USING hash (v)`,
+	// unique constraints and unique indexes (enforced): ALTER TABLE ONLY
+	// ... ADD CONSTRAINT ... UNIQUE and CREATE UNIQUE INDEX after the data
+	`CREATE TABLE people (id int PRIMARY KEY, email text UNIQUE, a int, b text, CONSTRAINT people_ab UNIQUE (a, b))`,
+	`INSERT INTO people VALUES (1, 'x@y', 1, 'p'), (2, NULL, 1, 'q')`,
+	`CREATE UNIQUE INDEX people_b_idx ON people (b)`,
 	`COMMENT ON TABLE nokey IS 'no key here'`,
 	`COMMENT ON COLUMN kinds.label IS 'the label''s text'`,
 	`COMMENT ON INDEX nokey_a_idx IS 'by a'`,
@@ -52,7 +57,7 @@ var dumpFixture = []string{
 }
 
 // dumpTables are the fixture's tables, read back with COPY to compare.
-var dumpTables = []string{"public.kinds", "other.pairs", "public.nokey", "public.events", "other.counters", "other.refs", "public.tickets"}
+var dumpTables = []string{"public.kinds", "other.pairs", "public.nokey", "public.events", "other.counters", "other.refs", "public.tickets", "public.people"}
 
 // normalizeDump drops the lines of a plain dump that differ between runs
 // and servers: the version comments and psql's \restrict keys.
@@ -111,6 +116,9 @@ func TestPgDumpRestore(t *testing.T) {
 		"CREATE INDEX nokey_a_idx ON public.nokey USING btree (a);",
 		"CREATE INDEX kinds_label ON public.kinds USING btree (lower(label), day DESC) WHERE ok;",
 		"CREATE INDEX pairs_v_idx ON other.pairs USING hash (v);",
+		"ALTER TABLE ONLY public.people\n    ADD CONSTRAINT people_email_key UNIQUE (email);",
+		"ALTER TABLE ONLY public.people\n    ADD CONSTRAINT people_ab UNIQUE (a, b);",
+		"CREATE UNIQUE INDEX people_b_idx ON public.people USING btree (b);",
 		"COMMENT ON TABLE public.nokey IS 'no key here';", "COMMENT ON COLUMN public.kinds.label IS 'the label''s text';",
 		"COMMENT ON INDEX public.nokey_a_idx IS 'by a';",
 		"ALTER SEQUENCE public.events_id_seq OWNED BY public.events.id;",

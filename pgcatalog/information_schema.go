@@ -61,6 +61,11 @@ func init() {
 			if len(t.PrimaryKey) > 0 {
 				rows = append(rows, []any{s.Database, t.Schema, pkName(t), s.Database, t.Schema, t.Name, "PRIMARY KEY", "NO", "NO", "YES", nil})
 			}
+			for _, x := range t.Indexes {
+				if x.ConstraintOID != 0 {
+					rows = append(rows, []any{s.Database, t.Schema, x.Name, s.Database, t.Schema, t.Name, "UNIQUE", "NO", "NO", "YES", "YES"})
+				}
+			}
 			for _, fk := range t.ForeignKeys {
 				rows = append(rows, []any{s.Database, t.Schema, fk.Name, s.Database, t.Schema, t.Name, "FOREIGN KEY",
 					yesNo(fk.Deferrable), yesNo(fk.Deferred), "YES", nil})
@@ -81,6 +86,13 @@ func init() {
 		for _, t := range shownTables(s, columnPrivileges) {
 			for i, k := range t.PrimaryKey {
 				rows = append(rows, []any{s.Database, t.Schema, pkName(t), s.Database, t.Schema, t.Name, k, int32(i + 1), nil})
+			}
+			for _, x := range t.Indexes {
+				if x.ConstraintOID != 0 {
+					for i, k := range x.KeyNames[:x.NKeys] {
+						rows = append(rows, []any{s.Database, t.Schema, x.Name, s.Database, t.Schema, t.Name, k, int32(i + 1), nil})
+					}
+				}
 			}
 			for _, fk := range t.ForeignKeys {
 				ref := tableByOID(s, fk.RefOID)
@@ -107,6 +119,13 @@ func init() {
 			for _, t := range shownTables(s, 0) {
 				for _, k := range t.PrimaryKey {
 					rows = append(rows, []any{s.Database, t.Schema, t.Name, k, s.Database, t.Schema, pkName(t)})
+				}
+				for _, x := range t.Indexes {
+					if x.ConstraintOID != 0 {
+						for _, k := range x.KeyNames[:x.NKeys] {
+							rows = append(rows, []any{s.Database, t.Schema, t.Name, k, s.Database, t.Schema, x.Name})
+						}
+					}
 				}
 			}
 			// A foreign key uses the columns it references.

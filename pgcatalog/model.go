@@ -128,6 +128,10 @@ type Index struct {
 	KeyTypes []uint32
 	Pred     bool   // a partial index (indpred is not null)
 	Comment  string // COMMENT ON INDEX, "" = none
+	// Unique: indisunique. ConstraintOID: the UNIQUE constraint whose
+	// index it is (pg_constraint contype 'u'), 0 = none.
+	Unique        bool
+	ConstraintOID uint32
 }
 
 // Column is one column of a table.

@@ -486,6 +486,13 @@ func constraintRows(s *Snapshot, _ *Facts) [][]any {
 	var rows [][]any
 	for _, t := range sortedTables(s.Tables) {
 		rows = append(rows, foreignKeyConstraintRows(s, t)...)
+		for _, x := range t.Indexes {
+			if x.ConstraintOID != 0 {
+				rows = append(rows, []any{int64(x.ConstraintOID), x.Name, int64(SchemaOID(t.Schema)), "u", false,
+					false, true, int64(t.OID), int64(0), int64(x.OID), int64(0), int64(0), " ", " ", " ", true,
+					int32(0), true, x.Keys[:x.NKeys], nil, nil, nil, nil, nil, nil})
+			}
+		}
 		if len(t.PrimaryKey) == 0 {
 			continue
 		}
@@ -505,7 +512,7 @@ func indexRows(s *Snapshot, _ *Facts) [][]any {
 			if x.Pred {
 				pred = "" // not null: a partial index
 			}
-			rows = append(rows, []any{int64(x.OID), int64(t.OID), n, nkey, false, false, false, false, true, false,
+			rows = append(rows, []any{int64(x.OID), int64(t.OID), n, nkey, x.Unique, false, false, false, true, false,
 				true, false, true, true, false, x.Keys, nil, nil, x.Options, nil, pred})
 		}
 		if len(t.PrimaryKey) == 0 {
@@ -582,6 +589,9 @@ func defRows(s *Snapshot, _ *Facts) [][]any {
 		}
 		for _, x := range t.Indexes {
 			rows = append(rows, []any{int64(x.OID), x.Def})
+			if x.ConstraintOID != 0 {
+				rows = append(rows, []any{int64(x.ConstraintOID), "UNIQUE (" + quoteList(x.KeyNames[:x.NKeys]) + ")"})
+			}
 		}
 		for _, fk := range t.ForeignKeys {
 			rows = append(rows, []any{int64(fk.OID), foreignKeyDef(s, fk)})

@@ -10,6 +10,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -87,17 +88,22 @@ const (
 var keyHashSeed = maphash.MakeSeed()
 
 // SetKeys sets the table's unique keys (at open, and when a constraint is
-// added or dropped). An index of a key already set is kept.
+// added or dropped). An index of a key already set is kept. A key naming
+// a column the handle's schema lacks is left out (an ALTER TABLE's
+// catalog entry catching up with its schema: the entry's update sets the
+// keys again).
 func (t *Table) SetKeys(defs []KeyDef) error {
 	t.keyMu.Lock()
 	defer t.keyMu.Unlock()
 	var out []*keyIndex
+defs:
 	for _, d := range defs {
 		cols := make([]int, len(d.Columns))
 		for i, c := range d.Columns {
 			cols[i] = t.Schema.Index(c)
 			if cols[i] < 0 {
-				return fmt.Errorf("BUG: key %s: no column %q in %s", d.Name, c, t.ID.Name)
+				t.eng.log.Warn("unique key names a column the table does not have; not enforced until the catalog catches up", "table", t.ID.Name, "key", d.Name, "column", c)
+				continue defs
 			}
 		}
 		var kept *keyIndex
@@ -116,7 +122,8 @@ func (t *Table) SetKeys(defs []KeyDef) error {
 	return nil
 }
 
-// EntryKeys are the unique keys of a table: its primary key.
+// EntryKeys are the unique keys of a table: its primary key, then its
+// unique indexes (UNIQUE constraints' and CREATE UNIQUE INDEX's).
 func EntryKeys(id catalog.TableID, ent *catalog.Entry, sch *schema.Schema) []KeyDef {
 	var out []KeyDef
 	if cols, name := ent.EffectiveKey(sch.PrimaryKey); len(cols) > 0 {
@@ -124,6 +131,22 @@ func EntryKeys(id catalog.TableID, ent *catalog.Entry, sch *schema.Schema) []Key
 			name = id.Name + "_pkey"
 		}
 		out = append(out, KeyDef{Name: name, Columns: cols, Primary: true})
+	}
+	for _, x := range ent.Indexes {
+		if !x.Unique || x.Where != "" {
+			continue
+		}
+		cols := make([]string, 0, len(x.Keys))
+		for _, k := range x.Keys {
+			if k.Column == "" {
+				cols = nil // an expression: refused when created
+				break
+			}
+			cols = append(cols, k.Column)
+		}
+		if len(cols) > 0 {
+			out = append(out, KeyDef{Name: x.Name, Columns: cols})
+		}
 	}
 	return out
 }
@@ -224,6 +247,10 @@ type KeyCheck struct {
 	// CONFLICT DO NOTHING); Arbiters names them (nil: every key).
 	DoNothing bool
 	Arbiters  []string
+	// DoUpdate: as DoNothing, the rows to skip are those whose arbiter
+	// key exists (ON CONFLICT DO UPDATE updates them instead); a key
+	// proposed twice is ErrAffectTwice.
+	DoUpdate bool
 	// Old are the rows the statement replaces (an UPDATE's old rows, with
 	// the table's columns, of which the key columns are read): their keys
 	// are gone when the new rows arrive.
@@ -283,7 +310,7 @@ func (t *Table) CheckKeys(ctx context.Context, recs []arrow.RecordBatch, kc KeyC
 		}
 	}
 	arbiter := func(k int) bool {
-		if !kc.DoNothing {
+		if !kc.DoNothing && !kc.DoUpdate {
 			return false
 		}
 		if kc.Arbiters == nil {
@@ -386,20 +413,35 @@ func (t *Table) CheckKeys(ctx context.Context, recs []arrow.RecordBatch, kc KeyC
 	// rows before it.
 	var skip [][]bool
 	accepted := make([]map[string]bool, len(keys))
+	proposed := make([]map[string]bool, len(keys))
 	for k := range keys {
-		accepted[k] = map[string]bool{}
+		accepted[k], proposed[k] = map[string]bool{}, map[string]bool{}
 	}
 	for r := range recOf {
+		if kc.DoUpdate {
+			for k := range keys {
+				if enc[k].null[r] || !arbiter(k) {
+					continue
+				}
+				if proposed[k][enc[k].exact[r]] {
+					return nil, ErrAffectTwice
+				}
+				proposed[k][enc[k].exact[r]] = true
+			}
+		}
+		// An arbiter's conflict skips the row (ON CONFLICT); else the
+		// first key that conflicts fails it (PostgreSQL's index order).
 		conflict := -1
 		for k := range keys {
-			if enc[k].null[r] {
+			if enc[k].null[r] || !exists[k][r] && !accepted[k][enc[k].exact[r]] {
 				continue
 			}
-			if exists[k][r] || accepted[k][enc[k].exact[r]] {
+			if arbiter(k) {
 				conflict = k
-				if arbiter(k) {
-					break
-				}
+				break
+			}
+			if conflict < 0 {
+				conflict = k
 			}
 		}
 		if conflict >= 0 {
@@ -567,8 +609,18 @@ func (t *Table) countKeys(ctx context.Context, b *Bound, ix *keyIndex, recs []ar
 	return out, err
 }
 
-// queryArrow runs q on one connection, with in (if set) registered as the
-// view __bsdb_keycand, and hands each result batch to fn.
+// ArrowViewName returns a name for an Arrow batch registered as a view
+// of the query engine: unique in the process (a registered view is not
+// local to its connection).
+func ArrowViewName(prefix string) string {
+	return fmt.Sprintf("%s_%d", prefix, arrowViews.Add(1))
+}
+
+var arrowViews atomic.Uint64
+
+// queryArrow runs q on one connection, with in (if set) registered as a
+// view whose name replaces __bsdb_keycand in q, and hands each result
+// batch to fn.
 func (t *Table) queryArrow(ctx context.Context, q string, in arrow.RecordBatch, fn func(arrow.RecordBatch) error) error {
 	conn, err := t.eng.db.Conn(ctx)
 	if err != nil {
@@ -586,14 +638,16 @@ func (t *Table) queryArrow(ctx context.Context, q string, in arrow.RecordBatch, 
 				return err
 			}
 			defer rdr.Release()
-			release, err := ar.RegisterView(rdr, "__bsdb_keycand")
+			name := ArrowViewName("__bsdb_keycand")
+			release, err := ar.RegisterView(rdr, name)
 			if err != nil {
 				return err
 			}
 			defer release()
 			defer func() {
-				_, _ = dc.(driver.ExecerContext).ExecContext(context.Background(), "DROP VIEW IF EXISTS __bsdb_keycand", nil)
+				_, _ = dc.(driver.ExecerContext).ExecContext(context.Background(), "DROP VIEW IF EXISTS "+name, nil)
 			}()
+			q = strings.ReplaceAll(q, "__bsdb_keycand", name)
 		}
 		rr, err := ar.QueryContext(ctx, q)
 		if err != nil {
@@ -810,6 +864,9 @@ func canonicalNumericText(s string) string {
 	return s
 }
 
+// ErrAffectTwice: ON CONFLICT DO UPDATE proposed one key twice.
+var ErrAffectTwice = errors.New("ON CONFLICT DO UPDATE command cannot affect row a second time")
+
 // ErrKeyViolation matches *KeyViolation with errors.As.
 var ErrKeyViolation = errors.New("unique key violation")
 
@@ -878,7 +935,7 @@ func (e *Engine) AddKey(ctx context.Context, id catalog.TableID, def KeyDef, rec
 	if err != nil {
 		return err
 	}
-	if err := t.checkUnique(ctx, def); err != nil {
+	if err := t.CheckUnique(ctx, def); err != nil {
 		return err
 	}
 	keys, err := record(t)
@@ -888,8 +945,9 @@ func (e *Engine) AddKey(ctx context.Context, id catalog.TableID, def KeyDef, rec
 	return t.SetKeys(keys)
 }
 
-// checkUnique finds a key of def repeated among the table's rows.
-func (t *Table) checkUnique(ctx context.Context, def KeyDef) error {
+// CheckUnique finds a key of def repeated among the table's rows
+// (*ErrDuplicateKey).
+func (t *Table) CheckUnique(ctx context.Context, def KeyDef) error {
 	b, err := t.Bind(ctx, nil)
 	if err != nil {
 		return err

@@ -788,6 +788,11 @@ func batchPredicate(ids []uint64) string {
 
 // duckFriendly returns rec with the batch id column appended and types
 // DuckDB imports losslessly (uuid as text).
+// DuckFriendly is rec as the query engine reads it from Arrow (uuid as
+// text), with the mirror's batch id (0) and row index columns after its
+// own.
+func DuckFriendly(rec arrow.RecordBatch) arrow.RecordBatch { return duckFriendly(rec, 0) }
+
 func duckFriendly(rec arrow.RecordBatch, id uint64) arrow.RecordBatch {
 	n := int(rec.NumRows())
 	mem := memory.DefaultAllocator

@@ -219,6 +219,9 @@ func (s *session) alterTable(ctx context.Context, rv *pg_query.RangeVar, missing
 		}); err != nil {
 			return err
 		}
+		if err := s.refreshKeys(ctx, id); err != nil { // keys.go: renamed or dropped key columns
+			return err
+		}
 	}
 	for _, c := range cmds {
 		if c.after != nil {
@@ -1381,6 +1384,9 @@ func (s *session) renameConstraint(ctx context.Context, rn *pg_query.RenameStmt)
 	if key, name := ent.EffectiveKey(t.Schema.PrimaryKey); len(key) > 0 {
 		exists = exists || name == rn.Subname || name == "" && id.Name+"_pkey" == rn.Subname
 	}
+	if x := ent.IndexNamed(rn.Subname); x != nil && x.Constraint {
+		exists = true
+	}
 	if !exists {
 		return pgerr.New(pgerr.UndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", rn.Subname, id.Name)
 	}
@@ -1396,6 +1402,10 @@ func (s *session) renameConstraint(ctx context.Context, rn *pg_query.RenameStmt)
 		}
 		if key, name := e.EffectiveKey(t.Schema.PrimaryKey); len(key) > 0 && (name == rn.Subname || name == "" && id.Name+"_pkey" == rn.Subname) {
 			e.PrimaryKeyName = rn.Newname
+			return nil
+		}
+		if x := e.IndexNamed(rn.Subname); x != nil && x.Constraint {
+			x.Name = rn.Newname // a UNIQUE constraint and its index share the name
 			return nil
 		}
 		return pgerr.New(pgerr.UndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", rn.Subname, id.Name)

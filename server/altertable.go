@@ -46,6 +46,15 @@ func (s *session) planAlterKey(st *bsql.Statement) (p plan, ok bool, err error) 
 		for _, k := range con.Keys {
 			keys = append(keys, k.GetString_().GetSval())
 		}
+	case cmd.GetSubtype() == pg_query.AlterTableType_AT_AddConstraint && con != nil && con.Contype == pg_query.ConstrType_CONSTR_UNIQUE:
+		u, err := bsql.TranslateUnique(con, "")
+		if err != nil {
+			return nil, true, err
+		}
+		if err := s.ddlAllowed("ALTER TABLE"); err != nil {
+			return nil, true, err
+		}
+		return tagOnly("ALTER TABLE", func(ctx context.Context) error { return s.addUnique(ctx, at, u) }), true, nil
 	case cmd.GetSubtype() == pg_query.AlterTableType_AT_DropConstraint:
 		// Nothing depends on a key here: CASCADE drops the same.
 	default:
@@ -80,6 +89,9 @@ func (s *session) planAlterKey(st *bsql.Statement) (p plan, ok bool, err error) 
 		schemaKey := t.Schema.PrimaryKey
 		if cmd.GetSubtype() == pg_query.AlterTableType_AT_DropConstraint {
 			if ok, err := s.dropForeignKey(ctx, id, cmd.Name); err != nil || ok { // foreignkey.go
+				return err
+			}
+			if ok, err := s.dropUnique(ctx, id, cmd.Name); err != nil || ok { // keys.go
 				return err
 			}
 			missing := false

@@ -12,6 +12,7 @@ import (
 	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/pgtypes"
 	"github.com/bsdb/bsdb-pg/pgwire"
+	"github.com/bsdb/bsdb-pg/planner"
 	bsql "github.com/bsdb/bsdb-pg/sql"
 	"github.com/bsdb/bsdb-pg/storage/catalog"
 	"github.com/bsdb/bsdb-pg/storage/schema"
@@ -67,9 +68,27 @@ func (s *session) planCreateTable(ctx context.Context, st *bsql.Statement) (plan
 	}
 	if ct.Temp {
 		return tagOnly("CREATE TABLE", func(ctx context.Context) error {
-			_, created, err := s.createTempTable(ctx, ct.Schema, ct.Name, sch, ct.IfNotExists)
+			if len(ct.Uniques) > 0 && s.temp.tables[ct.Name] == nil {
+				// The constraints' names first: nothing is created if one
+				// is taken.
+				taken := s.tempNames()
+				taken[ct.Name] = true
+				if _, err := uniqueIndexes(ct.Name, sch, sch.PrimaryKey, ct.Uniques, true, func(n string) (bool, error) { return taken[n], nil }, func() (uint32, error) { return 0, nil }); err != nil {
+					return err
+				}
+			}
+			t, created, err := s.createTempTable(ctx, ct.Schema, ct.Name, sch, ct.IfNotExists)
 			if err == nil && !created {
 				return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.DuplicateTable, Message: fmt.Sprintf("relation \"%s\" already exists, skipping", ct.Name)})
+			}
+			if err == nil && len(ct.Uniques) > 0 {
+				taken := s.tempNames()
+				var defs []catalog.IndexDef
+				defs, err = uniqueIndexes(ct.Name, sch, sch.PrimaryKey, ct.Uniques, true, func(n string) (bool, error) { return taken[n], nil }, func() (uint32, error) { return planner.TempOID(), nil })
+				if err == nil {
+					t.Entry.Indexes = append(t.Entry.Indexes, defs...)
+					err = t.SetKeys(planner.EntryKeys(t.ID, &t.Entry, t.Schema))
+				}
 			}
 			return err
 		}), nil
@@ -111,7 +130,27 @@ func (s *session) planCreateTable(ctx context.Context, st *bsql.Statement) (plan
 				return err
 			}
 		}
-		withFKs := catalog.WithEntry(func(e *catalog.Entry) { e.ForeignKeys = fks })
+		// UNIQUE constraints: their indexes (keys.go), named before the
+		// table exists.
+		var uniques []catalog.IndexDef
+		if len(ct.Uniques) > 0 {
+			if exists, err := s.relationExists(ctx, id); err != nil {
+				return err
+			} else if !exists {
+				names, err := s.relationNames(ctx, id.Schema)
+				if err != nil {
+					return err
+				}
+				names[id.Name] = true
+				uniques, err = uniqueIndexes(id.Name, sch, sch.PrimaryKey, ct.Uniques, true,
+					func(n string) (bool, error) { return s.nameTaken(ctx, id.Schema, n, names) },
+					func() (uint32, error) { return s.eng.Catalog().AllocOID(ctx) })
+				if err != nil {
+					return err
+				}
+			}
+		}
+		withFKs := catalog.WithEntry(func(e *catalog.Entry) { e.ForeignKeys, e.Indexes = fks, uniques })
 		if serial {
 			// The columns' sequences first (sequence.go), as PostgreSQL
 			// creates them, unless the table exists.

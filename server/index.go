@@ -61,9 +61,12 @@ func (s *session) planIndex(st *bsql.Statement) (p plan, ok bool, err error) {
 func (s *session) createIndex(ctx context.Context, is *pg_query.IndexStmt) error {
 	rv := is.Relation
 	switch {
-	case is.Unique || is.Primary || is.Isconstraint:
-		return pgerr.New(pgerr.FeatureNotSupported, "unique indexes are not supported").
-			WithHint("Uniqueness is not enforced here; a plain CREATE INDEX is recorded.")
+	case is.Primary || is.Isconstraint:
+		return pgerr.New(pgerr.FeatureNotSupported, "constraint indexes are not supported here")
+	case is.Unique && is.NullsNotDistinct:
+		return pgerr.New(pgerr.FeatureNotSupported, "unique indexes NULLS NOT DISTINCT are not supported")
+	case is.Unique && is.WhereClause != nil:
+		return pgerr.New(pgerr.FeatureNotSupported, "partial unique indexes are not supported")
 	case is.ExcludeOpNames != nil:
 		return pgerr.New(pgerr.FeatureNotSupported, "exclusion constraints are not supported")
 	case rv.Catalogname != "" && rv.Catalogname != s.db:
@@ -77,7 +80,7 @@ func (s *session) createIndex(ctx context.Context, is *pg_query.IndexStmt) error
 		return pgerr.New(pgerr.UndefinedObject, "access method \"%s\" does not exist", is.AccessMethod)
 	}
 	if tt := s.tempTable(rv.Schemaname, rv.Relname); tt != nil {
-		return s.createTempIndex(is, tt, method)
+		return s.createTempIndex(ctx, is, tt, method)
 	}
 	id, a, o, err := s.lookupExisting(ctx, rv)
 	if err != nil {
@@ -97,6 +100,11 @@ func (s *session) createIndex(ctx context.Context, is *pg_query.IndexStmt) error
 	if err != nil {
 		return err
 	}
+	key, err := uniqueKeyOf(is, def)
+	if err != nil {
+		return err
+	}
+	def.Unique = key != nil
 	taken, err := s.relationNames(ctx, id.Schema)
 	if err != nil {
 		return err
@@ -118,13 +126,48 @@ func (s *session) createIndex(ctx context.Context, is *pg_query.IndexStmt) error
 	if def.OID, err = s.eng.Catalog().AllocOID(ctx); err != nil {
 		return err
 	}
-	return s.b.sec.updateTable(ctx, id, func(e *catalog.Entry) error {
-		if e.IndexNamed(def.Name) != nil {
-			return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", def.Name)
+	record := func() error {
+		return s.b.sec.updateTable(ctx, id, func(e *catalog.Entry) error {
+			if e.IndexNamed(def.Name) != nil {
+				return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", def.Name)
+			}
+			e.Indexes = append(e.Indexes, def)
+			return nil
+		})
+	}
+	if key == nil {
+		return record()
+	}
+	// A unique index: the rows must not repeat its key, which is enforced
+	// from then on (keys.go).
+	key.Name = def.Name
+	err = s.eng.AddKey(ctx, id, *key, func(t *planner.Table) ([]planner.KeyDef, error) {
+		if err := record(); err != nil {
+			return nil, err
 		}
-		e.Indexes = append(e.Indexes, def)
-		return nil
+		return s.entryKeys(ctx, t)
 	})
+	var dup *planner.ErrDuplicateKey
+	if errors.As(err, &dup) {
+		return duplicateKeyError(dup)
+	}
+	return err
+}
+
+// uniqueKeyOf is the key a CREATE UNIQUE INDEX enforces (nil for a plain
+// index); a unique index on expressions is refused.
+func uniqueKeyOf(is *pg_query.IndexStmt, def catalog.IndexDef) (*planner.KeyDef, error) {
+	if !is.Unique {
+		return nil, nil
+	}
+	k := &planner.KeyDef{}
+	for _, c := range def.Keys {
+		if c.Column == "" {
+			return nil, pgerr.New(pgerr.FeatureNotSupported, "unique indexes on expressions are not supported")
+		}
+		k.Columns = append(k.Columns, c.Column)
+	}
+	return k, nil
 }
 
 // indexOption is pg_index.indoption of a key: 1 DESC, 2 NULLS FIRST
@@ -199,21 +242,12 @@ func indexDef(is *pg_query.IndexStmt, t *planner.Table, method string) (catalog.
 
 // createTempIndex records an index of a temporary table: in the session's
 // copy of its entry, gone with the table.
-func (s *session) createTempIndex(is *pg_query.IndexStmt, t *planner.Table, method string) error {
+func (s *session) createTempIndex(ctx context.Context, is *pg_query.IndexStmt, t *planner.Table, method string) error {
 	def, colNames, err := indexDef(is, t, method)
 	if err != nil {
 		return err
 	}
-	taken := map[string]bool{}
-	for name, tt := range s.temp.tables {
-		taken[name] = true
-		for _, x := range tt.Entry.Indexes {
-			taken[x.Name] = true
-		}
-	}
-	for name := range s.temp.views {
-		taken[name] = true
-	}
+	taken := s.tempNames()
 	def.Name = is.Idxname
 	if def.Name == "" {
 		def.Name, _ = chooseIndexName(t.ID.Name, colNames, func(n string) (bool, error) { return taken[n], nil })
@@ -224,9 +258,39 @@ func (s *session) createTempIndex(is *pg_query.IndexStmt, t *planner.Table, meth
 		}
 		return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", def.Name)
 	}
+	key, err := uniqueKeyOf(is, def)
+	if err != nil {
+		return err
+	}
+	if key != nil {
+		key.Name = def.Name
+		var dup *planner.ErrDuplicateKey
+		if err := t.CheckUnique(ctx, *key); errors.As(err, &dup) {
+			return duplicateKeyError(dup)
+		} else if err != nil {
+			return err
+		}
+		def.Unique = true
+	}
 	def.OID = planner.TempOID()
 	t.Entry.Indexes = append(t.Entry.Indexes, def)
-	return nil
+	return t.SetKeys(planner.EntryKeys(t.ID, &t.Entry, t.Schema))
+}
+
+// tempNames are the names of the session's temporary relations (tables,
+// their indexes, views).
+func (s *session) tempNames() map[string]bool {
+	taken := map[string]bool{}
+	for name, tt := range s.temp.tables {
+		taken[name] = true
+		for _, x := range tt.Entry.Indexes {
+			taken[x.Name] = true
+		}
+	}
+	for name := range s.temp.views {
+		taken[name] = true
+	}
+	return taken
 }
 
 // dropTempIndex drops the index name of a temporary table (found true).
@@ -235,6 +299,7 @@ func (s *session) dropTempIndex(name string) bool {
 		for i := range t.Entry.Indexes {
 			if t.Entry.Indexes[i].Name == name {
 				t.Entry.Indexes = append(t.Entry.Indexes[:i:i], t.Entry.Indexes[i+1:]...)
+				_ = t.SetKeys(planner.EntryKeys(t.ID, &t.Entry, t.Schema))
 				return true
 			}
 		}
@@ -464,6 +529,9 @@ func (s *session) dropIndexes(ctx context.Context, ds *pg_query.DropStmt) error 
 			}
 			return pgerr.New(pgerr.UndefinedObject, "index \"%s\" does not exist", name)
 		})
+		if err == nil {
+			err = s.refreshKeys(ctx, id) // a unique index's key is no longer enforced
+		}
 		if err != nil {
 			return err
 		}
@@ -472,7 +540,8 @@ func (s *session) dropIndexes(ctx context.Context, ds *pg_query.DropStmt) error 
 }
 
 // findIndex finds the index name in the first of schemas that has a
-// relation of that name: its table, or pkey when it is a primary key's.
+// relation of that name: its table, and pkey when it is a primary key's or
+// a UNIQUE constraint's.
 func (s *session) findIndex(ctx context.Context, schemas []string, name string) (id catalog.TableID, found, pkey bool, err error) {
 	ents, err := s.eng.ListRelations(ctx, s.db)
 	if err != nil {
@@ -483,8 +552,9 @@ func (s *session) findIndex(ctx context.Context, schemas []string, name string) 
 			if e.ID.Schema != sc {
 				continue
 			}
-			if e.IndexNamed(name) != nil {
-				return e.ID, true, false, nil
+			if x := e.IndexNamed(name); x != nil {
+				// A UNIQUE constraint's index goes with the constraint.
+				return e.ID, true, x.Constraint, nil
 			}
 			if t, terr := s.eng.Table(ctx, e.ID); terr == nil {
 				if key, kn := e.EffectiveKey(t.Schema.PrimaryKey); len(key) > 0 && (kn == name || kn == "" && e.ID.Name+"_pkey" == name) {
@@ -538,7 +608,10 @@ func attnumOf(c bsql.ColumnInfo, i int) int {
 func pgIndexes(e *catalog.Entry, cols []bsql.ColumnInfo) []pgcatalog.Index {
 	var out []pgcatalog.Index
 	for _, x := range e.Indexes {
-		pi := pgcatalog.Index{OID: x.OID, Name: x.Name, AM: indexAMs[x.Method], Pred: x.Where != "", Comment: x.Comment}
+		pi := pgcatalog.Index{OID: x.OID, Name: x.Name, AM: indexAMs[x.Method], Pred: x.Where != "", Comment: x.Comment, Unique: x.Unique}
+		if x.Constraint {
+			pi.ConstraintOID = x.ConstraintOID
+		}
 		var keys []string
 		for _, k := range x.Keys {
 			attnum, typ, name := int64(0), uint32(pgcatalog.OIDText), "expr"
@@ -568,7 +641,11 @@ func pgIndexes(e *catalog.Entry, cols []bsql.ColumnInfo) []pgcatalog.Index {
 				}
 			}
 		}
-		d := fmt.Sprintf("CREATE INDEX %s ON %s.%s USING %s (%s)", quoteIdentIfNeeded(x.Name), quoteIdentIfNeeded(e.ID.Schema),
+		create := "CREATE INDEX"
+		if x.Unique {
+			create = "CREATE UNIQUE INDEX"
+		}
+		d := fmt.Sprintf("%s %s ON %s.%s USING %s (%s)", create, quoteIdentIfNeeded(x.Name), quoteIdentIfNeeded(e.ID.Schema),
 			quoteIdentIfNeeded(e.ID.Name), x.Method, strings.Join(keys, ", "))
 		if len(x.Include) > 0 {
 			inc := make([]string, len(x.Include))

@@ -55,10 +55,6 @@ func (s *session) planInsert(ctx context.Context, st *bsql.Statement, canon []an
 			return nil, err
 		}
 	}
-	if ins.OnConflict && !ins.OnConflictNothing {
-		b.release()
-		return nil, errUnsupported("INSERT ... ON CONFLICT DO UPDATE")
-	}
 	// The target's privileges are checked at every execution, a cached
 	// translation's too: INSERT, and SELECT for RETURNING.
 	want := acl.Insert
@@ -204,6 +200,9 @@ func (p *insertPlan) execute(ctx context.Context, maxRows int, w pgwire.ResultWr
 	}
 	defer func() { releaseAll(recs) }()
 	p.b.release() // the source snapshot is no longer needed
+	if p.ins.OnConflictUpdate {
+		return p.upsert(ctx, recs, maxRows, w) // upsert.go
+	}
 	// The table's unique keys (keys.go).
 	skip, endKeys, err := s.checkKeys(ctx, p.t, recs, keyOptions{doNothing: p.ins.OnConflictNothing, arbiters: p.arbiters})
 	if err != nil {

@@ -9,11 +9,14 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/pgtypes"
 	"github.com/bsdb/bsdb-pg/planner"
+	bsql "github.com/bsdb/bsdb-pg/sql"
 	"github.com/bsdb/bsdb-pg/storage/catalog"
+	"github.com/bsdb/bsdb-pg/storage/schema"
 )
 
 // Unique keys (PRIMARY KEY, UNIQUE) are enforced by the table's key
@@ -39,6 +42,7 @@ func (s *session) keyOwner() (*planner.KeyOwner, func(ok bool)) {
 // keyOptions are a write's ON CONFLICT choices and replaced rows.
 type keyOptions struct {
 	doNothing bool
+	doUpdate  bool
 	arbiters  []string
 	old       []arrow.RecordBatch
 	// owner, if set, holds the keys (a COPY's batches share one); the
@@ -66,11 +70,16 @@ func (s *session) checkKeys(ctx context.Context, t *planner.Table, recs []arrow.
 		Owner:     owner,
 		Bind:      func(ctx context.Context) (*planner.Bound, error) { return t.Bind(ctx, tx.pendingBatches(t)) },
 		DoNothing: o.doNothing,
+		DoUpdate:  o.doUpdate,
 		Arbiters:  o.arbiters,
 		Old:       o.old,
 	})
 	if err != nil {
 		end(false)
+		if errors.Is(err, planner.ErrAffectTwice) {
+			return nil, nil, pgerr.New(pgerr.CardinalityViolation, "ON CONFLICT DO UPDATE command cannot affect row a second time").
+				WithHint("Ensure that no rows proposed for insertion within the same command have duplicate constrained values.")
+		}
 		var kv *planner.KeyViolation
 		if errors.As(err, &kv) {
 			e := s.keyViolation(t, kv, recs[kv.Rec], kv.Row)
@@ -220,4 +229,188 @@ func duplicateKeyError(d *planner.ErrDuplicateKey) error {
 	e := pgerr.New(pgerr.UniqueViolation, "could not create unique index \"%s\"", d.Key.Name)
 	e.Detail = fmt.Sprintf("Key (%s)=(%s) is duplicated.", strings.Join(quoteKeyCols(d.Key.Columns), ", "), strings.Join(d.Values, ", "))
 	return e
+}
+
+// uniqueIndexes makes the index entries of UNIQUE constraints of table
+// (CREATE TABLE's, ALTER TABLE ... ADD UNIQUE's), as PostgreSQL names
+// them (table_col1_col2_key, numbered when taken): one index per
+// constraint; with dedup (CREATE TABLE), an unnamed one with the same
+// columns as the primary key or an earlier one is left out (PostgreSQL
+// drops such a redundant index). taken reports names in use in the
+// schema; alloc gives OIDs.
+func uniqueIndexes(table string, sch *schema.Schema, pkey []string, specs []bsql.UniqueSpec, dedup bool, taken func(string) (bool, error), alloc func() (uint32, error)) ([]catalog.IndexDef, error) {
+	var out []catalog.IndexDef
+	same := func(a []string, b []catalog.IndexKey) bool {
+		if len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if b[i].Column != a[i] {
+				return false
+			}
+		}
+		return true
+	}
+	used := map[string]bool{}
+	isTaken := func(n string) (bool, error) {
+		if used[n] {
+			return true, nil
+		}
+		return taken(n)
+	}
+specs:
+	for _, u := range specs {
+		for _, c := range u.Columns {
+			i := sch.Index(c)
+			if i < 0 {
+				return nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" named in key does not exist", c)
+			}
+			if sch.Columns[i].Kind == schema.KindJSON && sch.Columns[i].Annotation == "json" {
+				return nil, pgerr.New(pgerr.UndefinedObject, "data type json has no default operator class for access method \"btree\"").
+					WithHint("You must specify an operator class for the index or define a default operator class for the data type.")
+			}
+		}
+		if u.Name == "" && dedup && same(pkey, keysOf(u.Columns)) {
+			continue // the primary key's index serves
+		}
+		if u.Name == "" && dedup {
+			for _, x := range out {
+				if same(u.Columns, x.Keys) {
+					continue specs
+				}
+			}
+		}
+		def := catalog.IndexDef{Name: u.Name, Method: "btree", Keys: keysOf(u.Columns), Unique: true, Constraint: true}
+		if def.Name == "" {
+			name, err := chooseKeyName(table, u.Columns, isTaken)
+			if err != nil {
+				return nil, err
+			}
+			def.Name = name
+		} else if t, err := isTaken(def.Name); err != nil {
+			return nil, err
+		} else if t {
+			return nil, pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", def.Name)
+		}
+		used[def.Name] = true
+		var err error
+		if def.OID, err = alloc(); err != nil {
+			return nil, err
+		}
+		if def.ConstraintOID, err = alloc(); err != nil {
+			return nil, err
+		}
+		out = append(out, def)
+	}
+	return out, nil
+}
+
+func keysOf(cols []string) []catalog.IndexKey {
+	out := make([]catalog.IndexKey, len(cols))
+	for i, c := range cols {
+		out[i] = catalog.IndexKey{Column: c}
+	}
+	return out
+}
+
+// chooseKeyName is PostgreSQL's name for a UNIQUE constraint's index:
+// table_col1_col2_key, then _key1, _key2, ... while taken.
+func chooseKeyName(table string, cols []string, taken func(string) (bool, error)) (string, error) {
+	addition := ""
+	for _, c := range cols {
+		if addition != "" {
+			addition += "_"
+		}
+		addition += c
+		if len(addition) >= 63 {
+			break
+		}
+	}
+	for pass := 0; ; pass++ {
+		label := "key"
+		if pass > 0 {
+			label = fmt.Sprintf("key%d", pass)
+		}
+		name := makeObjectName(table, addition, label)
+		if t, err := taken(name); err != nil || !t {
+			return name, err
+		}
+	}
+}
+
+// addUnique runs ALTER TABLE t ADD [CONSTRAINT name] UNIQUE (cols): the
+// rows must not repeat the key (23505), which is enforced from then on.
+func (s *session) addUnique(ctx context.Context, at *pg_query.AlterTableStmt, u bsql.UniqueSpec) error {
+	rv := at.Relation
+	id, a, err := s.lookupTable(ctx, rv.Schemaname, rv.Relname)
+	if err == nil {
+		_, err = s.b.sec.table(ctx, id)
+	}
+	if err != nil {
+		if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.UndefinedTable || errors.Is(err, catalog.ErrNotFound) {
+			if at.MissingOk {
+				return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.SuccessfulCompletion,
+					Message: fmt.Sprintf("relation \"%s\" does not exist, skipping", rv.Relname)})
+			}
+			return pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", qualifiedName(rv.Schemaname, rv.Relname))
+		}
+		return err
+	}
+	if err := s.requireTableOwner(ctx, a, id, false); err != nil {
+		return err
+	}
+	t, err := s.eng.Table(ctx, id)
+	if err != nil {
+		return err
+	}
+	names, err := s.relationNames(ctx, id.Schema)
+	if err != nil {
+		return err
+	}
+	defs, err := uniqueIndexes(id.Name, t.Schema, nil, []bsql.UniqueSpec{u}, false,
+		func(n string) (bool, error) { return s.nameTaken(ctx, id.Schema, n, names) },
+		func() (uint32, error) { return s.eng.Catalog().AllocOID(ctx) })
+	if err != nil || len(defs) == 0 {
+		return err
+	}
+	def := defs[0]
+	err = s.eng.AddKey(ctx, id, planner.KeyDef{Name: def.Name, Columns: u.Columns}, func(t *planner.Table) ([]planner.KeyDef, error) {
+		if err := s.b.sec.updateTable(ctx, id, func(e *catalog.Entry) error {
+			if e.IndexNamed(def.Name) != nil {
+				return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", def.Name)
+			}
+			e.Indexes = append(e.Indexes, def)
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+		return s.entryKeys(ctx, t)
+	})
+	var dup *planner.ErrDuplicateKey
+	if errors.As(err, &dup) {
+		return duplicateKeyError(dup)
+	}
+	return err
+}
+
+// dropUnique drops the UNIQUE constraint name of table id, if it has one
+// (ok): its index goes with it.
+func (s *session) dropUnique(ctx context.Context, id catalog.TableID, name string) (ok bool, err error) {
+	err = s.b.sec.updateTable(ctx, id, func(e *catalog.Entry) error {
+		for i := range e.Indexes {
+			if e.Indexes[i].Name == name && e.Indexes[i].Constraint {
+				e.Indexes = append(e.Indexes[:i:i], e.Indexes[i+1:]...)
+				ok = true
+				return nil
+			}
+		}
+		return errSkip
+	})
+	if !ok {
+		return false, nil
+	}
+	if err != nil {
+		return true, err
+	}
+	return true, s.refreshKeys(ctx, id)
 }

@@ -82,6 +82,23 @@ var keyScenarios = map[string][]keyStep{
 		{1, "INSERT INTO ck VALUES (9, 'c')", false},
 		{1, "SELECT v FROM ck WHERE id = 9", false},
 	},
+	// An upsert of a key another transaction inserts waits for it, then
+	// updates the row it committed ...
+	"upsert after commit": {
+		{0, "BEGIN", false},
+		{0, "INSERT INTO ck VALUES (12, 'a')", false},
+		{1, "INSERT INTO ck VALUES (12, 'b') ON CONFLICT (id) DO UPDATE SET v = ck.v || excluded.v", true},
+		{0, "COMMIT", false},
+		{1, "SELECT v FROM ck WHERE id = 12", false},
+	},
+	// ... or inserts its own row when it rolled back.
+	"upsert after rollback": {
+		{0, "BEGIN", false},
+		{0, "INSERT INTO ck VALUES (13, 'a')", false},
+		{1, "INSERT INTO ck VALUES (13, 'b'), (14, 'c') ON CONFLICT (id) DO UPDATE SET v = ck.v || excluded.v", true},
+		{0, "ROLLBACK", false},
+		{1, "SELECT string_agg(id || v, ',' ORDER BY id) FROM ck WHERE id IN (13, 14)", false},
+	},
 	// An UPDATE that moves a row to a key another transaction inserts
 	// waits for it.
 	"update into a pending key": {
@@ -252,5 +269,57 @@ func TestKeysRacingInserters(t *testing.T) {
 	}
 	if acked.Load() != keys {
 		t.Fatalf("%d inserts acknowledged, %d keys in the table", acked.Load(), keys)
+	}
+}
+
+// TestUpsertCountersLoseNothing: sessions upsert counters of the same keys
+// at the same time (INSERT ... ON CONFLICT DO UPDATE SET n = n + 1,
+// retried on 40001): every key is there once, and its count is the
+// number of upserts of it that were acknowledged: no lost update, no key
+// inserted twice.
+func TestUpsertCountersLoseNothing(t *testing.T) {
+	ts := startServer(t, "")
+	c := ts.conn(t)
+	mustExec(t, c, "CREATE TABLE cnt (id int PRIMARY KEY, n int)")
+	const workers, keys, rounds = 4, 8, 12
+	var acked [keys]atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			ctx := context.Background()
+			conn, err := pgx.Connect(ctx, ts.url())
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer conn.Close(ctx)
+			for r := 0; r < rounds; r++ {
+				k := (r + w) % keys
+				for attempt := 0; ; attempt++ {
+					_, err := conn.Exec(ctx, "INSERT INTO cnt VALUES ($1, 1) ON CONFLICT (id) DO UPDATE SET n = cnt.n + 1", k)
+					if err == nil {
+						acked[k].Add(1)
+						break
+					}
+					if sqlState(err) != "40001" || attempt > 50 {
+						t.Errorf("worker %d key %d: %v", w, k, err)
+						return
+					}
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	got := queryStrings(t, c, "SELECT id, n FROM cnt ORDER BY id")
+	var want []string
+	for k := range acked {
+		if n := acked[k].Load(); n > 0 {
+			want = append(want, fmt.Sprintf("%d|%d", k, n))
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("counters %v, want %v (acknowledged upserts per key)", got, want)
 	}
 }

@@ -169,8 +169,11 @@ type session struct {
 	// roleSet: SET ROLE is in effect (SHOW role names currentRole).
 	roleSet bool
 	conn    *sql.Conn
-	set     *settings
-	tx      *txState
+	// excluded is the relation EXCLUDED of an INSERT ... ON CONFLICT DO
+	// UPDATE while its UPDATE runs (upsert.go), nil otherwise.
+	excluded *bsql.TableInfo
+	set      *settings
+	tx       *txState
 	// notices queued by the running statement, sent before its completion.
 	notices []*pgerr.Error
 	// pgcat: system catalog state of the connection (pgcatalog.go).

@@ -20,6 +20,47 @@ type CreateTable struct {
 	// ForeignKeys are the FOREIGN KEY constraints (table constraints and
 	// column REFERENCES), in the order written.
 	ForeignKeys []ForeignKeySpec
+	// Uniques are the UNIQUE constraints (column and table constraints),
+	// in the order written.
+	Uniques []UniqueSpec
+}
+
+// UniqueSpec is a UNIQUE constraint as written.
+type UniqueSpec struct {
+	Name    string // "" = generated
+	Columns []string
+}
+
+// TranslateUnique translates a UNIQUE constraint; column is the column of
+// a column constraint, "" for a table constraint. What the key index does
+// not keep (NULLS NOT DISTINCT, INCLUDE, DEFERRABLE, index options) is
+// refused.
+func TranslateUnique(c *pg_query.Constraint, column string) (UniqueSpec, error) {
+	u := UniqueSpec{Name: c.Conname}
+	switch {
+	case c.NullsNotDistinct:
+		return u, pgerr.New(pgerr.FeatureNotSupported, "UNIQUE NULLS NOT DISTINCT is not supported").WithPosition(int(c.Location) + 1)
+	case len(c.Including) > 0:
+		return u, pgerr.New(pgerr.FeatureNotSupported, "UNIQUE ... INCLUDE is not supported").WithPosition(int(c.Location) + 1)
+	case c.Deferrable:
+		return u, pgerr.New(pgerr.FeatureNotSupported, "DEFERRABLE unique constraints are not supported").WithPosition(int(c.Location) + 1)
+	case c.Indexname != "":
+		return u, pgerr.New(pgerr.FeatureNotSupported, "UNIQUE USING INDEX is not supported").WithPosition(int(c.Location) + 1)
+	}
+	if column != "" {
+		u.Columns = []string{column}
+		return u, nil
+	}
+	seen := map[string]bool{}
+	for _, k := range c.Keys {
+		name := k.GetString_().GetSval()
+		if seen[name] {
+			return u, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" appears twice in unique constraint", name).WithPosition(int(c.Location) + 1)
+		}
+		seen[name] = true
+		u.Columns = append(u.Columns, name)
+	}
+	return u, nil
 }
 
 // ForeignKeySpec is a FOREIGN KEY constraint as written: the referenced
@@ -145,6 +186,13 @@ func TranslateCreateTable(stmt *pg_query.Node) (*CreateTable, error) {
 					}
 					ct.ForeignKeys = append(ct.ForeignKeys, fk)
 				}
+				if k := cn.GetConstraint(); k != nil && k.Contype == pg_query.ConstrType_CONSTR_UNIQUE {
+					u, err := TranslateUnique(k, cd.Name)
+					if err != nil {
+						return nil, err
+					}
+					ct.Uniques = append(ct.Uniques, u)
+				}
 			}
 			if _, dup := index[cd.Name]; dup {
 				return nil, pgerr.New(pgerr.DuplicateColumn, "column \"%s\" specified more than once", cd.Name).WithPosition(int(e.ColumnDef.Location) + 1)
@@ -174,6 +222,19 @@ func TranslateCreateTable(stmt *pg_query.Node) (*CreateTable, error) {
 				return nil, err
 			}
 			ct.ForeignKeys = append(ct.ForeignKeys, fk)
+			continue
+		}
+		if c.Contype == pg_query.ConstrType_CONSTR_UNIQUE {
+			u, err := TranslateUnique(c, "")
+			if err != nil {
+				return nil, err
+			}
+			for _, k := range u.Columns {
+				if _, ok := index[k]; !ok {
+					return nil, pgerr.New(pgerr.UndefinedColumn, "column \"%s\" named in key does not exist", k).WithPosition(int(c.Location) + 1)
+				}
+			}
+			ct.Uniques = append(ct.Uniques, u)
 			continue
 		}
 		if c.Contype != pg_query.ConstrType_CONSTR_PRIMARY {
@@ -307,8 +368,9 @@ func columnDef(c *pg_query.ColumnDef, table string) (ColumnDef, error) {
 			cd.Default = d
 		case pg_query.ConstrType_CONSTR_PRIMARY:
 			cd.PrimaryKey, cd.NotNull = true, true
-		case pg_query.ConstrType_CONSTR_FOREIGN:
-			// REFERENCES: the caller collects it (TranslateForeignKey).
+		case pg_query.ConstrType_CONSTR_FOREIGN, pg_query.ConstrType_CONSTR_UNIQUE:
+			// REFERENCES, UNIQUE: the caller collects them
+			// (TranslateForeignKey, TranslateUnique).
 		default:
 			return cd, unsupportedConstraint(k)
 		}

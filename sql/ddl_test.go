@@ -60,7 +60,10 @@ func TestCreateTable(t *testing.T) {
 func TestCreateTableErrors(t *testing.T) {
 	cases := []struct{ q, code, msg string }{
 		{"CREATE TABLE t (a serial DEFAULT 1)", pgerr.SyntaxError, `multiple default values specified for column "a" of table "t"`},
-		{"CREATE TABLE t (a int UNIQUE)", pgerr.FeatureNotSupported, "UNIQUE constraints are not supported"},
+		{"CREATE TABLE t (a int UNIQUE NULLS NOT DISTINCT)", pgerr.FeatureNotSupported, "UNIQUE NULLS NOT DISTINCT is not supported"},
+		{"CREATE TABLE t (a int, UNIQUE (a) DEFERRABLE)", pgerr.FeatureNotSupported, "DEFERRABLE unique constraints are not supported"},
+		{"CREATE TABLE t (a int, UNIQUE (a, a))", pgerr.DuplicateColumn, `column "a" appears twice in unique constraint`},
+		{"CREATE TABLE t (a int, UNIQUE (b))", pgerr.UndefinedColumn, `column "b" named in key does not exist`},
 		{"CREATE TABLE t (a int CHECK (a > 0))", pgerr.FeatureNotSupported, "CHECK constraints are not supported"},
 		{"CREATE TABLE t (a int REFERENCES x.y.u)", pgerr.FeatureNotSupported, `cross-database references are not implemented: "x.y.u"`},
 		{"CREATE TABLE t (a text GENERATED ALWAYS AS IDENTITY)", pgerr.InvalidParameterValue, "identity column type must be smallint, integer, or bigint"},

@@ -27,10 +27,14 @@ type Insert struct {
 	// Returning is nil or a DuckDB SELECT over a relation named
 	// __bsdb_returning that has the table's columns.
 	Returning *Query
-	// OnConflict is set when ON CONFLICT is present; the planner runs
-	// DO NOTHING (OnConflictNothing) and rejects DO UPDATE.
+	// OnConflict is set when ON CONFLICT is present: DO NOTHING
+	// (OnConflictNothing) or DO UPDATE (OnConflictUpdate: ConflictUpdate
+	// makes its UPDATE).
 	OnConflict        bool
 	OnConflictNothing bool
+	OnConflictUpdate  bool
+	conflict          *pg_query.OnConflictClause
+	relation          *pg_query.RangeVar
 	// ConflictColumns are the conflict target's columns (ON CONFLICT
 	// (a, b)); ConflictConstraint its constraint (ON CONFLICT ON
 	// CONSTRAINT name); neither: any unique key.
@@ -118,6 +122,27 @@ func TranslateInsert(stmt *pg_query.Node, cat Catalog, declaredParams []uint32) 
 	out := &Insert{Table: ti, OnConflict: ins.OnConflictClause != nil}
 	if oc := ins.OnConflictClause; oc != nil {
 		out.OnConflictNothing = oc.Action == pg_query.OnConflictAction_ONCONFLICT_NOTHING
+		out.OnConflictUpdate = oc.Action == pg_query.OnConflictAction_ONCONFLICT_UPDATE
+		out.conflict, out.relation = oc, ins.Relation
+		if out.OnConflictUpdate && oc.Infer == nil {
+			return nil, pgerr.New(pgerr.SyntaxError, "ON CONFLICT DO UPDATE requires inference specification or constraint name").
+				WithHint("For example, ON CONFLICT (column_name).").WithPosition(int(oc.Location) + 1)
+		}
+		if out.OnConflictUpdate {
+			var param *pg_query.ParamRef
+			for _, n := range append(append([]*pg_query.Node(nil), oc.TargetList...), oc.WhereClause) {
+				walkNodes(n, func(n *pg_query.Node) bool {
+					if p := n.GetParamRef(); p != nil && param == nil {
+						param = p
+					}
+					return param == nil
+				})
+			}
+			if param != nil {
+				return nil, pgerr.New(pgerr.FeatureNotSupported, "parameters in ON CONFLICT DO UPDATE are not supported").
+					WithHint("Refer to the proposed row as EXCLUDED.column.").WithPosition(int(param.Location) + 1)
+			}
+		}
 		if inf := oc.Infer; inf != nil {
 			out.ConflictConstraint = inf.Conname
 			if inf.WhereClause != nil {
@@ -812,4 +837,76 @@ func SequenceOfDefault(def string) (string, bool) {
 		return "", false
 	}
 	return nextvalOf(n)
+}
+
+// ExcludedColumn is the name of column c in ConflictUpdate's relation of
+// proposed rows: not the column's own, so that an unqualified name in
+// DO UPDATE refers to the target's column, as in PostgreSQL.
+func ExcludedColumn(c string) string { return "__bsdb_x_" + c }
+
+// ConflictUpdate is the UPDATE that ON CONFLICT DO UPDATE makes of the
+// rows that conflict: UPDATE t [AS alias] SET ... FROM excluded-rows AS
+// excluded WHERE t.key = excluded.key [AND the DO UPDATE's WHERE], where
+// excluded names the relation that holds the proposed rows in conflict
+// (one per target row: the planner refuses a key proposed twice), with
+// the table's columns cols named by ExcludedColumn, and key the arbiter
+// key's columns.
+func (ins *Insert) ConflictUpdate(excluded string, cols, key []string) (*pg_query.Node, error) {
+	has := map[string]bool{}
+	for _, c := range cols {
+		has[c] = true
+	}
+	var ambiguous error
+	mangle := func(n *pg_query.Node) *pg_query.Node {
+		n = proto.Clone(n).(*pg_query.Node)
+		walkNodes(n, func(n *pg_query.Node) bool {
+			cr := n.GetColumnRef()
+			if cr != nil && len(cr.Fields) == 1 && ambiguous == nil {
+				// Both the target and EXCLUDED have the column.
+				if f := cr.Fields[0].GetString_(); f != nil && has[f.Sval] {
+					ambiguous = pgerr.New(pgerr.AmbiguousColumn, "column reference \"%s\" is ambiguous", f.Sval).WithPosition(int(cr.Location) + 1)
+				}
+			}
+			if cr == nil || len(cr.Fields) != 2 || cr.Fields[0].GetString_().GetSval() != "excluded" {
+				return true
+			}
+			if f := cr.Fields[1].GetString_(); f != nil && has[f.Sval] {
+				cr.Fields[1] = pg_query.MakeStrNode(ExcludedColumn(f.Sval))
+			}
+			return false
+		})
+		return n
+	}
+	rel := proto.Clone(ins.relation).(*pg_query.RangeVar)
+	alias := rel.Relname
+	if rel.Alias != nil {
+		alias = rel.Alias.Aliasname
+	}
+	var conds []*pg_query.Node
+	for _, k := range key {
+		conds = append(conds, pg_query.MakeAExprNode(pg_query.A_Expr_Kind_AEXPR_OP, []*pg_query.Node{pg_query.MakeStrNode("=")},
+			pg_query.MakeColumnRefNode([]*pg_query.Node{pg_query.MakeStrNode(alias), pg_query.MakeStrNode(k)}, -1),
+			pg_query.MakeColumnRefNode([]*pg_query.Node{pg_query.MakeStrNode("excluded"), pg_query.MakeStrNode(ExcludedColumn(k))}, -1), -1))
+	}
+	if w := ins.conflict.WhereClause; w != nil {
+		conds = append(conds, mangle(w))
+	}
+	where := conds[0]
+	if len(conds) > 1 {
+		where = pg_query.MakeBoolExprNode(pg_query.BoolExprType_AND_EXPR, conds, -1)
+	}
+	var targets []*pg_query.Node
+	for _, t := range ins.conflict.TargetList {
+		targets = append(targets, mangle(t))
+	}
+	from := &pg_query.RangeVar{Relname: excluded, Inh: true, Relpersistence: "p", Alias: &pg_query.Alias{Aliasname: "excluded"}, Location: -1}
+	if ambiguous != nil {
+		return nil, ambiguous
+	}
+	return &pg_query.Node{Node: &pg_query.Node_UpdateStmt{UpdateStmt: &pg_query.UpdateStmt{
+		Relation:    rel,
+		TargetList:  targets,
+		FromClause:  []*pg_query.Node{{Node: &pg_query.Node_RangeVar{RangeVar: from}}},
+		WhereClause: where,
+	}}}, nil
 }

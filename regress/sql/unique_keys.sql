@@ -1,10 +1,12 @@
 --
 -- PRIMARY KEY enforced: INSERT, INSERT ... SELECT, COPY, UPDATE of key
 -- columns, MERGE, in and out of transaction blocks and savepoints; INSERT
--- ... ON CONFLICT DO NOTHING with and without a conflict target; ALTER
+-- ... ON CONFLICT DO NOTHING with and without a conflict target, ON
+-- CONFLICT DO UPDATE; ALTER
 -- TABLE ... ADD PRIMARY KEY over rows that repeat the key; keys freed by
--- DELETE. (An UPDATE whose rows would collide only in some row order is
--- not here: PostgreSQL checks row by row, bsdb-pg per statement.)
+-- DELETE; UNIQUE constraints and unique indexes. (An UPDATE whose rows
+-- would collide only in some row order is not here: PostgreSQL checks row
+-- by row, bsdb-pg per statement.)
 --
 -- settings every script fixes, so that the output depends on nothing else
 SET client_min_messages = warning;
@@ -124,6 +126,83 @@ INSERT INTO uk5 SELECT g FROM generate_series(1, 50000) g;
 INSERT INTO uk5 SELECT g FROM generate_series(49999, 50001) g;
 INSERT INTO uk5 SELECT g FROM generate_series(49999, 50002) g ON CONFLICT DO NOTHING;
 SELECT count(*), max(a) FROM uk5;
+
+-- UNIQUE constraints (column and table constraints, named or not) and
+-- unique indexes: enforced like the primary key, shown by psql and the
+-- catalogs, added over existing rows, dropped, renamed
+CREATE TABLE u1 (id int PRIMARY KEY, email text UNIQUE, a int, b text, UNIQUE (a, b), CONSTRAINT named_u UNIQUE (b));
+\d u1
+INSERT INTO u1 VALUES (1, 'x@y', 1, 'p'), (2, NULL, 1, 'q'), (3, NULL, NULL, NULL);
+INSERT INTO u1 VALUES (4, 'x@y', 5, 'r');
+INSERT INTO u1 VALUES (4, 'z@y', 1, 'p');
+INSERT INTO u1 VALUES (4, 'z@y', 1, 's'), (5, 'w@y', 1, 't');
+INSERT INTO u1 VALUES (6, 'v@y', 1, 'q');
+INSERT INTO u1 VALUES (7, 'x@y', 9, 'z') ON CONFLICT (email) DO NOTHING;
+INSERT INTO u1 VALUES (1, 'n@y', 9, 'z') ON CONFLICT (email) DO NOTHING;
+INSERT INTO u1 VALUES (1, 'n@y', 9, 'z') ON CONFLICT DO NOTHING;
+UPDATE u1 SET email = 'x@y' WHERE id = 4;
+UPDATE u1 SET b = 'p' WHERE id = 3;
+SELECT conname, contype, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'u1'::regclass ORDER BY conname;
+SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'u1' ORDER BY 1;
+SELECT i.indexrelid::regclass, i.indisunique, i.indisprimary FROM pg_index i WHERE i.indrelid = 'u1'::regclass ORDER BY i.indexrelid::regclass::text;
+SELECT constraint_name, constraint_type FROM information_schema.table_constraints WHERE table_name = 'u1' AND constraint_type <> 'CHECK' ORDER BY 1;
+SELECT constraint_name, column_name, ordinal_position FROM information_schema.key_column_usage WHERE table_name = 'u1' ORDER BY 1, 3;
+DROP INDEX u1_email_key;
+ALTER TABLE u1 DROP CONSTRAINT u1_email_key;
+INSERT INTO u1 VALUES (8, 'x@y', 10, 'zz');
+ALTER TABLE u1 ADD UNIQUE (email);
+ALTER TABLE u1 ADD CONSTRAINT u1_mail UNIQUE (email);
+DELETE FROM u1 WHERE id = 8;
+ALTER TABLE u1 ADD CONSTRAINT u1_mail UNIQUE (email);
+ALTER TABLE u1 ADD UNIQUE (email);
+INSERT INTO u1 VALUES (9, 'x@y', 11, 'zz');
+ALTER TABLE u1 RENAME CONSTRAINT u1_mail TO u1_mail2;
+INSERT INTO u1 VALUES (9, 'x@y', 11, 'zz');
+CREATE UNIQUE INDEX u1_a_uidx ON u1 (a);
+CREATE UNIQUE INDEX ON u1 (id, a);
+INSERT INTO u1 VALUES (10, 'k@y', 1, 'zzz');
+DROP INDEX u1_id_a_idx;
+ALTER TABLE u1 RENAME COLUMN email TO mail;
+INSERT INTO u1 VALUES (11, 'x@y', 12, 'zzz');
+\d u1
+ALTER TABLE u1 DROP COLUMN mail;
+INSERT INTO u1 VALUES (11, 12, 'zzz');
+CREATE TABLE u2 (a int UNIQUE, b int UNIQUE, c int, UNIQUE (a), PRIMARY KEY (c), UNIQUE (c));
+\d u2
+CREATE TABLE u3 (a int CONSTRAINT u2 UNIQUE);
+CREATE TABLE u3 (a int, UNIQUE (a, a));
+CREATE TABLE u3 (a int, UNIQUE (nope));
+CREATE TEMP TABLE tu (a int UNIQUE, b int);
+INSERT INTO tu VALUES (1, 1), (2, 1);
+INSERT INTO tu VALUES (1, 3);
+CREATE UNIQUE INDEX ON tu (b);
+DROP TABLE tu;
+
+-- INSERT ... ON CONFLICT DO UPDATE (upsert)
+CREATE TABLE up (id int PRIMARY KEY, v text, n int DEFAULT 0, email text UNIQUE);
+INSERT INTO up VALUES (1, 'a', 1, 'a@x'), (2, 'b', 1, 'b@x');
+INSERT INTO up VALUES (1, 'A', 5, 'a2@x') ON CONFLICT (id) DO UPDATE SET v = excluded.v, n = up.n + excluded.n;
+SELECT * FROM up ORDER BY id;
+INSERT INTO up AS u VALUES (2, 'B', 7), (3, 'c', 1) ON CONFLICT (id) DO UPDATE SET n = u.n + 1 RETURNING *;
+INSERT INTO up VALUES (3, 'C', 9) ON CONFLICT (id) DO UPDATE SET v = excluded.v WHERE up.n > 5 RETURNING id, v;
+INSERT INTO up VALUES (3, 'C', 9) ON CONFLICT (id) DO UPDATE SET v = excluded.v WHERE excluded.n > 5 RETURNING id, v;
+INSERT INTO up VALUES (4, 'd'), (4, 'e') ON CONFLICT (id) DO UPDATE SET v = excluded.v;
+INSERT INTO up VALUES (5, 'd') ON CONFLICT DO UPDATE SET v = excluded.v;
+INSERT INTO up VALUES (1, 'z', 0, 'b@x') ON CONFLICT (id) DO UPDATE SET email = excluded.email;
+INSERT INTO up VALUES (1, 'z', 0, 'b@x') ON CONFLICT ON CONSTRAINT up_email_key DO UPDATE SET v = 'via email';
+INSERT INTO up VALUES (6, 'z', 0, 'b@x') ON CONFLICT (id) DO UPDATE SET v = 'x';
+INSERT INTO up VALUES (1, 'q') ON CONFLICT (id) DO UPDATE SET n = n + 100;
+INSERT INTO up VALUES (1, 'q') ON CONFLICT (id) DO UPDATE SET nope = 1;
+INSERT INTO up VALUES (1, 'q') ON CONFLICT (id) DO UPDATE SET v = excluded.nope;
+INSERT INTO up VALUES (1, 'q') ON CONFLICT (id) DO UPDATE SET id = 2;
+INSERT INTO up VALUES (1, 'q') ON CONFLICT (id) DO UPDATE SET id = 7 RETURNING id, v;
+BEGIN;
+INSERT INTO up VALUES (10, 'ten');
+INSERT INTO up VALUES (10, 'TEN') ON CONFLICT (id) DO UPDATE SET v = excluded.v;
+SELECT * FROM up WHERE id = 10;
+ROLLBACK;
+INSERT INTO up SELECT g, 'g' || g FROM generate_series(1, 12) g ON CONFLICT (id) DO UPDATE SET v = excluded.v || '!';
+SELECT * FROM up ORDER BY id;
 
 SET client_min_messages = warning;
 DROP SCHEMA regress_uk CASCADE;

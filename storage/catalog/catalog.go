@@ -108,6 +108,13 @@ type IndexDef struct {
 	Where string `json:"where,omitempty"`
 	// Comment is COMMENT ON INDEX's text.
 	Comment string `json:"comment,omitempty"`
+	// Unique: a unique index (CREATE UNIQUE INDEX, or a UNIQUE
+	// constraint's), enforced. Constraint: the index of a UNIQUE
+	// constraint, whose pg_constraint OID is ConstraintOID; it is
+	// dropped with the constraint, not by DROP INDEX.
+	Unique        bool   `json:"unique,omitempty"`
+	Constraint    bool   `json:"constraint,omitempty"`
+	ConstraintOID uint32 `json:"constraint_oid,omitempty"`
 }
 
 // ForeignKeyDef is a FOREIGN KEY constraint. Part of the on-disk format.
