@@ -452,6 +452,12 @@ func (s *session) nameTaken(ctx context.Context, sc, name string, taken map[stri
 // constraint: table_col1_col2_idx, cut to fit 63 bytes, and numbered
 // (idx1, idx2, ...) until no relation has the name.
 func chooseIndexName(table string, cols []string, taken func(string) (bool, error)) (string, error) {
+	return chooseRelationName(table, cols, "idx", taken)
+}
+
+// chooseRelationName is PostgreSQL's ChooseRelationName over a table's
+// columns: table_col1_col2_label, then label1, label2, ... while taken.
+func chooseRelationName(table string, cols []string, label string, taken func(string) (bool, error)) (string, error) {
 	addition := ""
 	for _, c := range cols {
 		if addition != "" {
@@ -463,11 +469,11 @@ func chooseIndexName(table string, cols []string, taken func(string) (bool, erro
 		}
 	}
 	for pass := 0; ; pass++ {
-		label := "idx"
+		l := label
 		if pass > 0 {
-			label = fmt.Sprintf("idx%d", pass)
+			l = fmt.Sprintf("%s%d", label, pass)
 		}
-		name := makeObjectName(table, addition, label)
+		name := makeObjectName(table, addition, l)
 		if t, err := taken(name); err != nil || !t {
 			return name, err
 		}

@@ -316,44 +316,14 @@ func keysOf(cols []string) []catalog.IndexKey {
 // chooseKeyName is PostgreSQL's name for a UNIQUE constraint's index:
 // table_col1_col2_key, then _key1, _key2, ... while taken.
 func chooseKeyName(table string, cols []string, taken func(string) (bool, error)) (string, error) {
-	addition := ""
-	for _, c := range cols {
-		if addition != "" {
-			addition += "_"
-		}
-		addition += c
-		if len(addition) >= 63 {
-			break
-		}
-	}
-	for pass := 0; ; pass++ {
-		label := "key"
-		if pass > 0 {
-			label = fmt.Sprintf("key%d", pass)
-		}
-		name := makeObjectName(table, addition, label)
-		if t, err := taken(name); err != nil || !t {
-			return name, err
-		}
-	}
+	return chooseRelationName(table, cols, "key", taken) // index.go
 }
 
 // addUnique runs ALTER TABLE t ADD [CONSTRAINT name] UNIQUE (cols): the
 // rows must not repeat the key (23505), which is enforced from then on.
 func (s *session) addUnique(ctx context.Context, at *pg_query.AlterTableStmt, u bsql.UniqueSpec) error {
-	rv := at.Relation
-	id, a, err := s.lookupTable(ctx, rv.Schemaname, rv.Relname)
-	if err == nil {
-		_, err = s.b.sec.table(ctx, id)
-	}
-	if err != nil {
-		if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.UndefinedTable || errors.Is(err, catalog.ErrNotFound) {
-			if at.MissingOk {
-				return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.SuccessfulCompletion,
-					Message: fmt.Sprintf("relation \"%s\" does not exist, skipping", rv.Relname)})
-			}
-			return pgerr.New(pgerr.UndefinedTable, "relation \"%s\" does not exist", qualifiedName(rv.Schemaname, rv.Relname))
-		}
+	id, a, ent, err := s.alterTarget(ctx, at.Relation, at.MissingOk) // alter.go
+	if err != nil || ent == nil {
 		return err
 	}
 	if err := s.requireTableOwner(ctx, a, id, false); err != nil {
