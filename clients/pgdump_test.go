@@ -34,7 +34,7 @@ var dumpFixture = []string{
 	`CREATE INDEX ON other.pairs USING hash (v)`,
 	// unique constraints and unique indexes (enforced): ALTER TABLE ONLY
 	// ... ADD CONSTRAINT ... UNIQUE and CREATE UNIQUE INDEX after the data
-	`CREATE TABLE people (id int PRIMARY KEY, email text UNIQUE, a int, b text, CONSTRAINT people_ab UNIQUE (a, b))`,
+	`CREATE TABLE people (id int PRIMARY KEY CHECK (id > 0), email text UNIQUE, a int, b text, CONSTRAINT people_ab UNIQUE (a, b), CONSTRAINT a_small CHECK (a < 100))`,
 	`INSERT INTO people VALUES (1, 'x@y', 1, 'p'), (2, NULL, 1, 'q')`,
 	`CREATE UNIQUE INDEX people_b_idx ON people (b)`,
 	`COMMENT ON TABLE nokey IS 'no key here'`,
@@ -119,6 +119,7 @@ func TestPgDumpRestore(t *testing.T) {
 		"ALTER TABLE ONLY public.people\n    ADD CONSTRAINT people_email_key UNIQUE (email);",
 		"ALTER TABLE ONLY public.people\n    ADD CONSTRAINT people_ab UNIQUE (a, b);",
 		"CREATE UNIQUE INDEX people_b_idx ON public.people USING btree (b);",
+		"    CONSTRAINT a_small CHECK ((a < 100)),", "    CONSTRAINT people_id_check CHECK ((id > 0))",
 		"COMMENT ON TABLE public.nokey IS 'no key here';", "COMMENT ON COLUMN public.kinds.label IS 'the label''s text';",
 		"COMMENT ON INDEX public.nokey_a_idx IS 'by a';",
 		"ALTER SEQUENCE public.events_id_seq OWNED BY public.events.id;",

@@ -70,10 +70,32 @@ func init() {
 				rows = append(rows, []any{s.Database, t.Schema, fk.Name, s.Database, t.Schema, t.Name, "FOREIGN KEY",
 					yesNo(fk.Deferrable), yesNo(fk.Deferred), "YES", nil})
 			}
+			for _, c := range t.Checks {
+				rows = append(rows, []any{s.Database, t.Schema, c.Name, s.Database, t.Schema, t.Name, "CHECK", "NO", "NO", "YES", nil})
+			}
 			for i, c := range t.Columns {
 				if c.NotNull {
 					name := fmt.Sprintf("%d_%d_%d_not_null", SchemaOID(t.Schema), t.OID, c.Num(i))
 					rows = append(rows, []any{s.Database, t.Schema, name, s.Database, t.Schema, t.Name, "CHECK", "NO", "NO", "YES", nil})
+				}
+			}
+		}
+		return rows
+	})
+	// check_constraints: the CHECK constraints and, as PostgreSQL 15
+	// lists them, the NOT NULL columns (named as table_constraints names
+	// them).
+	register("information_schema", "check_constraints", false, `constraint_catalog:name constraint_schema:name
+		constraint_name:name check_clause:text`, func(s *Snapshot, _ *Facts) [][]any {
+		var rows [][]any
+		for _, t := range shownTables(s, acl.Table.AllRights()&^acl.Select) {
+			for _, c := range t.Checks {
+				rows = append(rows, []any{s.Database, t.Schema, c.Name, "((" + c.Expr + "))"})
+			}
+			for i, c := range t.Columns {
+				if c.NotNull {
+					name := fmt.Sprintf("%d_%d_%d_not_null", SchemaOID(t.Schema), t.OID, c.Num(i))
+					rows = append(rows, []any{s.Database, t.Schema, name, quoteIdent(c.Name) + " IS NOT NULL"})
 				}
 			}
 		}

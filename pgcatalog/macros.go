@@ -106,7 +106,9 @@ func macros(f Facts) []string {
 			(o, c, p) AS (SELECT CASE WHEN p THEN regexp_replace(CASE WHEN o IN (SELECT _mv.oid FROM %[2]s _mv)
 				THEN regexp_replace(def, ' ON ("[^"]*"|[^ ."]+)\.', ' ON ') ELSE def END, ' WHERE \((.*)\)$', ' WHERE \1') ELSE def END
 				FROM %[1]s _md WHERE _md.oid = o)`, defs, vis)},
-		{"pg_get_constraintdef", fmt.Sprintf("(o) AS (SELECT def FROM %[1]s _md WHERE _md.oid = o), (o, p) AS (SELECT def FROM %[1]s _md WHERE _md.oid = o)", defs)},
+		// Pretty (p): a CHECK's condition without its extra parentheses.
+		{"pg_get_constraintdef", fmt.Sprintf(`(o) AS (SELECT def FROM %[1]s _md WHERE _md.oid = o),
+			(o, p) AS (SELECT CASE WHEN p THEN regexp_replace(def, '^CHECK \(\((.*)\)\)( NOT VALID)?$', 'CHECK (\1)\2') ELSE def END FROM %[1]s _md WHERE _md.oid = o)`, defs)},
 		{"has_function_privilege", "(a, b) AS true, (a, b, c) AS true"},
 		{"has_sequence_privilege", "(a, b) AS true, (a, b, c) AS true"},
 		{"current_database", "() AS " + lit(f.Database)},

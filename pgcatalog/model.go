@@ -109,6 +109,17 @@ type Table struct {
 	Comment string
 	// ForeignKeys are the table's FOREIGN KEY constraints.
 	ForeignKeys []ForeignKey
+	// Checks are the table's CHECK constraints.
+	Checks []Check
+}
+
+// Check is a CHECK constraint (pg_constraint contype 'c').
+type Check struct {
+	OID      uint32
+	Name     string
+	Expr     string  // PostgreSQL text of the condition
+	Keys     []int64 // attnums of the columns it reads
+	NotValid bool
 }
 
 // Index is an index of a table (relkind 'i').

@@ -278,6 +278,7 @@ func classRows(s *Snapshot, _ *Facts) [][]any {
 		// triggers on both tables, and psql's \d shows foreign keys and
 		// "Referenced by" only for a table that has triggers.
 		r[20] = len(t.ForeignKeys) > 0 || referenced[t.OID]
+		r[18] = int16(len(t.Checks)) // relchecks: psql's \d looks for them when > 0
 		rows = append(rows, r)
 		if len(t.PrimaryKey) > 0 {
 			rows = append(rows, row(PKIndexOID(t.OID), pkName(t), ns, tableOwner(t), OIDBtreeAM, "i", len(t.PrimaryKey), false, nil))
@@ -486,6 +487,15 @@ func constraintRows(s *Snapshot, _ *Facts) [][]any {
 	var rows [][]any
 	for _, t := range sortedTables(s.Tables) {
 		rows = append(rows, foreignKeyConstraintRows(s, t)...)
+		for _, c := range t.Checks {
+			keys := c.Keys
+			if keys == nil {
+				keys = []int64{}
+			}
+			rows = append(rows, []any{int64(c.OID), c.Name, int64(SchemaOID(t.Schema)), "c", false,
+				false, !c.NotValid, int64(t.OID), int64(0), int64(0), int64(0), int64(0), " ", " ", " ", true,
+				int32(0), false, keys, nil, nil, nil, nil, nil, nil})
+		}
 		for _, x := range t.Indexes {
 			if x.ConstraintOID != 0 {
 				rows = append(rows, []any{int64(x.ConstraintOID), x.Name, int64(SchemaOID(t.Schema)), "u", false,
@@ -595,6 +605,13 @@ func defRows(s *Snapshot, _ *Facts) [][]any {
 		}
 		for _, fk := range t.ForeignKeys {
 			rows = append(rows, []any{int64(fk.OID), foreignKeyDef(s, fk)})
+		}
+		for _, c := range t.Checks {
+			d := "CHECK ((" + c.Expr + "))"
+			if c.NotValid {
+				d += " NOT VALID"
+			}
+			rows = append(rows, []any{int64(c.OID), d})
 		}
 	}
 	return rows

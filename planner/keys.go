@@ -618,10 +618,35 @@ func ArrowViewName(prefix string) string {
 
 var arrowViews atomic.Uint64
 
+// QueryRows runs q, in which placeholder names a relation of recs (the
+// table's rows, in the mirror's form: with the batch column numbering
+// recs from 0 and the row index column), and hands each result batch to
+// fn (valid during the call).
+func (t *Table) QueryRows(ctx context.Context, q, placeholder string, recs []arrow.RecordBatch, fn func(arrow.RecordBatch) error) error {
+	in := make([]arrow.RecordBatch, len(recs))
+	for i, r := range recs {
+		in[i] = duckFriendly(r, uint64(i))
+	}
+	defer func() {
+		for _, r := range in {
+			r.Release()
+		}
+	}()
+	return t.queryArrowIn(ctx, q, placeholder, in, fn)
+}
+
 // queryArrow runs q on one connection, with in (if set) registered as a
 // view whose name replaces __bsdb_keycand in q, and hands each result
 // batch to fn.
 func (t *Table) queryArrow(ctx context.Context, q string, in arrow.RecordBatch, fn func(arrow.RecordBatch) error) error {
+	var recs []arrow.RecordBatch
+	if in != nil {
+		recs = []arrow.RecordBatch{in}
+	}
+	return t.queryArrowIn(ctx, q, "__bsdb_keycand", recs, fn)
+}
+
+func (t *Table) queryArrowIn(ctx context.Context, q, placeholder string, in []arrow.RecordBatch, fn func(arrow.RecordBatch) error) error {
 	conn, err := t.eng.db.Conn(ctx)
 	if err != nil {
 		return err
@@ -632,22 +657,33 @@ func (t *Table) queryArrow(ctx context.Context, q string, in arrow.RecordBatch, 
 		if err != nil {
 			return err
 		}
-		if in != nil {
-			rdr, err := array.NewRecordReader(in.Schema(), []arrow.RecordBatch{in})
+		if len(in) > 0 {
+			rdr, err := array.NewRecordReader(in[0].Schema(), in)
 			if err != nil {
 				return err
 			}
 			defer rdr.Release()
-			name := ArrowViewName("__bsdb_keycand")
+			name := ArrowViewName("__bsdb_rows")
 			release, err := ar.RegisterView(rdr, name)
 			if err != nil {
 				return err
 			}
-			defer release()
+			ex := dc.(driver.ExecerContext)
+			// The registered view reads the Arrow stream, which can be
+			// read once: a query that scanned it twice (a plan with two
+			// scans of it) crashed the process. The rows are copied into
+			// a temporary table of the connection, read as often as the
+			// plan wants.
+			_, err = ex.ExecContext(ctx, fmt.Sprintf("CREATE TEMP TABLE %s_t AS SELECT * FROM %s", name, name), nil)
+			release()
+			_, _ = ex.ExecContext(context.Background(), "DROP VIEW IF EXISTS "+name, nil)
+			if err != nil {
+				return err
+			}
 			defer func() {
-				_, _ = dc.(driver.ExecerContext).ExecContext(context.Background(), "DROP VIEW IF EXISTS "+name, nil)
+				_, _ = ex.ExecContext(context.Background(), "DROP TABLE IF EXISTS temp."+name+"_t", nil)
 			}()
-			q = strings.ReplaceAll(q, "__bsdb_keycand", name)
+			q = strings.ReplaceAll(q, placeholder, name+"_t")
 		}
 		rr, err := ar.QueryContext(ctx, q)
 		if err != nil {
@@ -926,6 +962,22 @@ func (e *ErrDuplicateKey) Error() string {
 // the key in the catalog) and enforces the key from then on. keys is the
 // table's keys afterwards, given the handle.
 func (e *Engine) AddKey(ctx context.Context, id catalog.TableID, def KeyDef, record func(t *Table) ([]KeyDef, error)) error {
+	return e.WithWritesStopped(ctx, id, func(t *Table) error {
+		if err := t.CheckUnique(ctx, def); err != nil {
+			return err
+		}
+		keys, err := record(t)
+		if err != nil {
+			return err
+		}
+		return t.SetKeys(keys)
+	})
+}
+
+// WithWritesStopped runs fn with table id's open handle while no write to
+// it runs (its schema lock, exclusively): a constraint added checks the
+// rows and is in force before the next write.
+func (e *Engine) WithWritesStopped(ctx context.Context, id catalog.TableID, fn func(t *Table) error) error {
 	unlock, err := e.lockForAlter(ctx, id)
 	if err != nil {
 		return err
@@ -935,14 +987,7 @@ func (e *Engine) AddKey(ctx context.Context, id catalog.TableID, def KeyDef, rec
 	if err != nil {
 		return err
 	}
-	if err := t.CheckUnique(ctx, def); err != nil {
-		return err
-	}
-	keys, err := record(t)
-	if err != nil {
-		return err
-	}
-	return t.SetKeys(keys)
+	return fn(t)
 }
 
 // CheckUnique finds a key of def repeated among the table's rows
@@ -980,4 +1025,29 @@ func (t *Table) CheckUnique(ctx context.Context, def KeyDef) error {
 		return err
 	}
 	return &ErrDuplicateKey{Key: def, Values: vals}
+}
+
+// SetChecks sets the table's CHECK constraints (at open, and when one is
+// added or dropped).
+func (t *Table) SetChecks(checks []catalog.CheckDef) {
+	t.keyMu.Lock()
+	defer t.keyMu.Unlock()
+	t.checks = append([]catalog.CheckDef(nil), checks...)
+	t.checkSQL = ""
+}
+
+// Checks returns the table's CHECK constraints and the query that checks
+// rows against them, computed by build once per set of constraints.
+func (t *Table) Checks(build func([]catalog.CheckDef) (string, error)) ([]catalog.CheckDef, string, error) {
+	t.keyMu.Lock()
+	defer t.keyMu.Unlock()
+	if len(t.checks) == 0 || t.checkSQL != "" {
+		return t.checks, t.checkSQL, nil
+	}
+	q, err := build(t.checks)
+	if err != nil {
+		return nil, "", err
+	}
+	t.checkSQL = q
+	return t.checks, q, nil
 }

@@ -73,9 +73,12 @@ type Table struct {
 	cache *fileCache
 
 	// keyMu guards keys, the table's unique keys and their indexes
-	// (keys.go).
-	keyMu sync.Mutex
-	keys  []*keyIndex
+	// (keys.go), and checks, its CHECK constraints, with checkSQL, the
+	// query that checks rows against them (cached by the caller).
+	keyMu    sync.Mutex
+	keys     []*keyIndex
+	checks   []catalog.CheckDef
+	checkSQL string
 
 	// derived caches a caller's value computed from the (immutable)
 	// schema of this handle: see Derived.
@@ -114,6 +117,7 @@ func (e *Engine) attach(ctx context.Context, id catalog.TableID, ent *catalog.En
 		tt.Abandon()
 		return nil, fmt.Errorf("create delete mirror of %s: %w", id.Name, err)
 	}
+	t.SetChecks(ent.Checks)
 	if err := t.SetKeys(EntryKeys(id, ent, t.Schema)); err != nil {
 		tt.Abandon()
 		return nil, err

@@ -314,7 +314,22 @@ func (s *session) alterTableCmd(table string, c *pg_query.AlterTableCmd) (cmd al
 		return s.dropIdentityCmd(table, c.Name, c.MissingOk), true, nil
 	case pg_query.AlterTableType_AT_AddConstraint:
 		con := c.GetDef().GetConstraint()
-		if con == nil || con.Contype != pg_query.ConstrType_CONSTR_FOREIGN {
+		switch {
+		case con == nil:
+			return cmd, false, nil
+		case con.Contype == pg_query.ConstrType_CONSTR_CHECK:
+			spec, err := bsql.TranslateCheck(con)
+			if err != nil {
+				return cmd, true, err
+			}
+			return alterCmd{after2: func(ctx context.Context, id catalog.TableID) error { return s.addCheckTo(ctx, id, spec) }}, true, nil
+		case con.Contype == pg_query.ConstrType_CONSTR_UNIQUE:
+			spec, err := bsql.TranslateUnique(con, "")
+			if err != nil {
+				return cmd, true, err
+			}
+			return alterCmd{after2: func(ctx context.Context, id catalog.TableID) error { return s.addUniqueTo(ctx, id, spec) }}, true, nil
+		case con.Contype != pg_query.ConstrType_CONSTR_FOREIGN:
 			return cmd, false, nil
 		}
 		spec, err := bsql.TranslateForeignKey(con, "")
@@ -385,6 +400,28 @@ func (s *session) addColumnCmd(table string, c *pg_query.ColumnDef, ifNotExists 
 	case cd.PrimaryKey:
 		return alterCmd{}, pgerr.New(pgerr.FeatureNotSupported, "ALTER TABLE ... ADD COLUMN ... PRIMARY KEY is not supported")
 	}
+	// ADD COLUMN c type CHECK (...) / UNIQUE: the constraints once the
+	// column is there (checks.go, keys.go).
+	var checks []bsql.CheckSpec
+	var uniques []bsql.UniqueSpec
+	for _, cn := range c.Constraints {
+		k := cn.GetConstraint()
+		switch {
+		case k == nil:
+		case k.Contype == pg_query.ConstrType_CONSTR_CHECK:
+			spec, err := bsql.TranslateCheck(k)
+			if err != nil {
+				return alterCmd{}, err
+			}
+			checks = append(checks, spec)
+		case k.Contype == pg_query.ConstrType_CONSTR_UNIQUE:
+			spec, err := bsql.TranslateUnique(k, cd.Name)
+			if err != nil {
+				return alterCmd{}, err
+			}
+			uniques = append(uniques, spec)
+		}
+	}
 	col, err := pgtypes.ColumnType(cd.TypeOID, cd.TypeMod)
 	if err != nil {
 		return alterCmd{}, err
@@ -439,6 +476,26 @@ func (s *session) addColumnCmd(table string, c *pg_query.ColumnDef, ifNotExists 
 			if err := s.addForeignKey(ctx, id, spec); err != nil {
 				return err
 			}
+		}
+		var err error
+		for _, spec := range checks {
+			if err == nil {
+				err = s.addCheckTo(ctx, id, spec)
+			}
+		}
+		for _, spec := range uniques {
+			if err == nil {
+				err = s.addUniqueTo(ctx, id, spec)
+			}
+		}
+		if err != nil {
+			// The rows break a constraint of the new column: the column
+			// goes again, as if it had never been added.
+			rv := &pg_query.RangeVar{Schemaname: id.Schema, Relname: id.Name, Inh: true, Relpersistence: "p"}
+			if derr := s.alterTable(context.WithoutCancel(ctx), rv, false, []alterCmd{s.dropColumnCmd(table, col.Name, false, true)}); derr != nil {
+				s.b.Log.Warn("ALTER TABLE ... ADD COLUMN: dropping the column again failed", "table", table, "column", col.Name, "err", derr)
+			}
+			return err
 		}
 		return nil
 	}
@@ -607,6 +664,15 @@ func (s *session) dropColumnCmd(table, name string, ifExists, cascade bool) alte
 			}
 			e.Indexes = kept
 			delete(e.ColumnComments, name)
+			// Its CHECK constraints go with it, as in PostgreSQL.
+			checks := e.Checks[:0]
+			for _, c := range e.Checks {
+				cols, err := bsql.ExprColumns(c.Expr)
+				if err != nil || !slices.Contains(cols, name) {
+					checks = append(checks, c)
+				}
+			}
+			e.Checks = checks
 			// Its foreign keys go with it.
 			fks := e.ForeignKeys[:0]
 			for _, fk := range e.ForeignKeys {
@@ -689,6 +755,11 @@ func (s *session) renameColumnCmd(table, from, to string) alterCmd {
 			}
 			for i := range e.ForeignKeys {
 				renameIn(e.ForeignKeys[i].Columns, from, to)
+			}
+			for i := range e.Checks {
+				if x, err := bsql.RenameColumnInExpr(e.Checks[i].Expr, from, to); err == nil {
+					e.Checks[i].Expr = x
+				}
 			}
 		},
 		after2: func(ctx context.Context, id catalog.TableID) error {
@@ -1387,6 +1458,9 @@ func (s *session) renameConstraint(ctx context.Context, rn *pg_query.RenameStmt)
 	if x := ent.IndexNamed(rn.Subname); x != nil && x.Constraint {
 		exists = true
 	}
+	for _, c := range ent.Checks {
+		exists = exists || c.Name == rn.Subname
+	}
 	if !exists {
 		return pgerr.New(pgerr.UndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", rn.Subname, id.Name)
 	}
@@ -1407,6 +1481,12 @@ func (s *session) renameConstraint(ctx context.Context, rn *pg_query.RenameStmt)
 		if x := e.IndexNamed(rn.Subname); x != nil && x.Constraint {
 			x.Name = rn.Newname // a UNIQUE constraint and its index share the name
 			return nil
+		}
+		for i := range e.Checks {
+			if e.Checks[i].Name == rn.Subname {
+				e.Checks[i].Name = rn.Newname
+				return nil
+			}
 		}
 		return pgerr.New(pgerr.UndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", rn.Subname, id.Name)
 	})

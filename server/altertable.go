@@ -55,6 +55,20 @@ func (s *session) planAlterKey(st *bsql.Statement) (p plan, ok bool, err error) 
 			return nil, true, err
 		}
 		return tagOnly("ALTER TABLE", func(ctx context.Context) error { return s.addUnique(ctx, at, u) }), true, nil
+	case cmd.GetSubtype() == pg_query.AlterTableType_AT_AddConstraint && con != nil && con.Contype == pg_query.ConstrType_CONSTR_CHECK:
+		c, err := bsql.TranslateCheck(con)
+		if err != nil {
+			return nil, true, err
+		}
+		if err := s.ddlAllowed("ALTER TABLE"); err != nil {
+			return nil, true, err
+		}
+		return tagOnly("ALTER TABLE", func(ctx context.Context) error { return s.addCheck(ctx, at, c) }), true, nil
+	case cmd.GetSubtype() == pg_query.AlterTableType_AT_ValidateConstraint:
+		if err := s.ddlAllowed("ALTER TABLE"); err != nil {
+			return nil, true, err
+		}
+		return tagOnly("ALTER TABLE", func(ctx context.Context) error { return s.validateCheck(ctx, at, cmd.Name) }), true, nil
 	case cmd.GetSubtype() == pg_query.AlterTableType_AT_DropConstraint:
 		// Nothing depends on a key here: CASCADE drops the same.
 	default:
@@ -92,6 +106,9 @@ func (s *session) planAlterKey(st *bsql.Statement) (p plan, ok bool, err error) 
 				return err
 			}
 			if ok, err := s.dropUnique(ctx, id, cmd.Name); err != nil || ok { // keys.go
+				return err
+			}
+			if ok, err := s.dropCheck(ctx, id, cmd.Name); err != nil || ok { // checks.go
 				return err
 			}
 			missing := false

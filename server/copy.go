@@ -387,18 +387,21 @@ func (c *copySink) checkKeys(ctx context.Context, rec arrow.RecordBatch) error {
 	if c.keys == nil {
 		c.keys, c.endKeys = c.s.keyOwner()
 	}
-	first := c.rows
-	_, _, err := c.s.checkKeys(ctx, c.t, []arrow.RecordBatch{rec}, keyOptions{owner: c.keys, where: func(_, row int) string {
-		line := first + int64(row) + 1
-		if c.opts == nil {
-			return ""
-		}
-		if c.opts.Header {
-			line++
-		}
-		return c.opts.Where(line, -1, nil)
-	}})
+	_, _, err := c.s.checkKeys(ctx, c.t, []arrow.RecordBatch{rec}, keyOptions{owner: c.keys, where: c.where})
 	return err
+}
+
+// where is the CONTEXT of an error about row row of the batch being added
+// (its line: the rows before it were counted in c.rows).
+func (c *copySink) where(_, row int) string {
+	line := c.rows + int64(row) + 1
+	if c.opts == nil {
+		return ""
+	}
+	if c.opts.Header {
+		line++
+	}
+	return c.opts.Where(line, -1, nil)
 }
 
 // end ends the COPY's hold on its keys.
@@ -413,6 +416,10 @@ func (c *copySink) end(ok bool) {
 func (c *copySink) add(ctx context.Context, rec arrow.RecordBatch) error {
 	if rec == nil {
 		return nil
+	}
+	if err := c.s.enforceChecksWhere(ctx, c.t, []arrow.RecordBatch{rec}, c.where); err != nil { // checks.go
+		rec.Release()
+		return err
 	}
 	if err := c.checkKeys(ctx, rec); err != nil {
 		rec.Release()

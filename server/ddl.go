@@ -81,6 +81,16 @@ func (s *session) planCreateTable(ctx context.Context, st *bsql.Statement) (plan
 			if err == nil && !created {
 				return s.pendingNotice(&pgerr.Error{Severity: pgerr.SeverityNotice, Code: pgerr.DuplicateTable, Message: fmt.Sprintf("relation \"%s\" already exists, skipping", ct.Name)})
 			}
+			if err == nil && created && len(ct.Checks) > 0 {
+				var checks []catalog.CheckDef
+				checks, err = s.newChecks(ctx, ct.Name, schemaColumns(sch), ct.Checks, func(string) bool { return false }, func() (uint32, error) { return planner.TempOID(), nil })
+				if err == nil {
+					t.Entry.Checks = checks
+					t.SetChecks(checks)
+				} else {
+					s.dropTempTable(ctx, t)
+				}
+			}
 			if err == nil && len(ct.Uniques) > 0 {
 				taken := s.tempNames()
 				var defs []catalog.IndexDef
@@ -150,7 +160,20 @@ func (s *session) planCreateTable(ctx context.Context, st *bsql.Statement) (plan
 				}
 			}
 		}
-		withFKs := catalog.WithEntry(func(e *catalog.Entry) { e.ForeignKeys, e.Indexes = fks, uniques })
+		// CHECK constraints (checks.go), translated once to refuse what
+		// does not compile.
+		var checks []catalog.CheckDef
+		if len(ct.Checks) > 0 {
+			if exists, err := s.relationExists(ctx, id); err != nil {
+				return err
+			} else if !exists {
+				if checks, err = s.newChecks(ctx, id.Name, schemaColumns(sch), ct.Checks, func(string) bool { return false },
+					func() (uint32, error) { return s.eng.Catalog().AllocOID(ctx) }); err != nil {
+					return err
+				}
+			}
+		}
+		withFKs := catalog.WithEntry(func(e *catalog.Entry) { e.ForeignKeys, e.Indexes, e.Checks = fks, uniques, checks })
 		if serial {
 			// The columns' sequences first (sequence.go), as PostgreSQL
 			// creates them, unless the table exists.

@@ -188,6 +188,9 @@ func constraintNames(e *catalog.Entry, schemaKey []string) map[string]bool {
 	for _, ix := range e.Indexes {
 		taken[ix.Name] = true
 	}
+	for _, c := range e.Checks {
+		taken[c.Name] = true
+	}
 	return taken
 }
 

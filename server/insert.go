@@ -199,7 +199,10 @@ func (p *insertPlan) execute(ctx context.Context, maxRows int, w pgwire.ResultWr
 		return false, err
 	}
 	defer func() { releaseAll(recs) }()
-	p.b.release() // the source snapshot is no longer needed
+	p.b.release()                                           // the source snapshot is no longer needed
+	if err := s.enforceChecks(ctx, p.t, recs); err != nil { // checks.go
+		return false, err
+	}
 	if p.ins.OnConflictUpdate {
 		return p.upsert(ctx, recs, maxRows, w) // upsert.go
 	}

@@ -206,8 +206,9 @@ func (s *session) entryKeys(ctx context.Context, t *planner.Table) ([]planner.Ke
 	return planner.EntryKeys(t.ID, ent, t.Schema), nil
 }
 
-// refreshKeys gives the open handle of table id the keys of its catalog
-// entry (after a constraint was dropped or renamed).
+// refreshKeys gives the open handle of table id the unique keys and CHECK
+// constraints of its catalog entry (after a constraint was added,
+// dropped or renamed).
 func (s *session) refreshKeys(ctx context.Context, id catalog.TableID) error {
 	if !s.eng.IsOpen(id) {
 		return nil
@@ -216,11 +217,12 @@ func (s *session) refreshKeys(ctx context.Context, id catalog.TableID) error {
 	if err != nil {
 		return err
 	}
-	keys, err := s.entryKeys(ctx, t)
+	ent, err := s.eng.Catalog().Table(ctx, t.ID)
 	if err != nil {
 		return err
 	}
-	return t.SetKeys(keys)
+	t.SetChecks(ent.Checks)
+	return t.SetKeys(planner.EntryKeys(t.ID, ent, t.Schema))
 }
 
 // duplicateKeyError is PostgreSQL's error for a unique key added to rows
@@ -329,6 +331,11 @@ func (s *session) addUnique(ctx context.Context, at *pg_query.AlterTableStmt, u 
 	if err := s.requireTableOwner(ctx, a, id, false); err != nil {
 		return err
 	}
+	return s.addUniqueTo(ctx, id, u)
+}
+
+// addUniqueTo adds the UNIQUE constraint u to table id (see addUnique).
+func (s *session) addUniqueTo(ctx context.Context, id catalog.TableID, u bsql.UniqueSpec) error {
 	t, err := s.eng.Table(ctx, id)
 	if err != nil {
 		return err

@@ -284,6 +284,9 @@ func (p *modifyPlan) apply(ctx context.Context, res *modifyResult, fileDel *txn.
 		newRows = nil
 		res.retRecs = recs // the deleted rows, for RETURNING
 	}
+	if err := s.enforceChecks(ctx, t, newRows); err != nil { // checks.go
+		return err
+	}
 	if keys != nil && len(newRows) > 0 {
 		_, endKeys, kerr := s.checkKeys(ctx, t, newRows, *keys) // keys.go
 		if kerr != nil {

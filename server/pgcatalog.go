@@ -177,6 +177,7 @@ func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, err
 		}
 		pt.Indexes = pgIndexes(&e, info.Columns) // index.go
 		pt.ForeignKeys = pgForeignKeys(&e, oids) // foreignkey.go
+		pt.Checks = pgChecks(&e, info.Columns)   // checks.go
 		snap.Tables = append(snap.Tables, pt)
 	}
 	if err := s.snapshotSequences(ctx, snap, rs); err != nil {
@@ -198,6 +199,7 @@ func (s *session) catalogSnapshot(ctx context.Context) (*pgcatalog.Snapshot, err
 					Attnum: c.Attnum, Comment: t.Entry.ColumnComments[c.Name]})
 			}
 			pt.Indexes = pgIndexes(&t.Entry, info.Columns)
+			pt.Checks = pgChecks(&t.Entry, info.Columns)
 			snap.Tables = append(snap.Tables, pt)
 		}
 	}

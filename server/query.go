@@ -117,8 +117,8 @@ func (b *binder) DescribeTable(schemaName, name string) (*bsql.TableInfo, error)
 // one of our tables (t open, info without FromSQL), checking that the
 // session's role holds want on it (privileges.go).
 func (b *binder) openTable(schemaName, name string, want acl.Mode) (info *bsql.TableInfo, t *planner.Table, err error) {
-	if x := b.s.excluded; x != nil && schemaName == "" && name == excludedRelation {
-		c := *x // ON CONFLICT DO UPDATE's proposed rows (upsert.go)
+	if x := b.s.pseudo[name]; x != nil && schemaName == "" {
+		c := *x // rows being written (upsert.go, checks.go)
 		return &c, nil, nil
 	}
 	if info, handled, err := b.lookupSystem(schemaName, name); handled {

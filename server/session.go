@@ -169,11 +169,12 @@ type session struct {
 	// roleSet: SET ROLE is in effect (SHOW role names currentRole).
 	roleSet bool
 	conn    *sql.Conn
-	// excluded is the relation EXCLUDED of an INSERT ... ON CONFLICT DO
-	// UPDATE while its UPDATE runs (upsert.go), nil otherwise.
-	excluded *bsql.TableInfo
-	set      *settings
-	tx       *txState
+	// pseudo are relations of rows a statement is writing, by name, while
+	// a query of it reads them: EXCLUDED of an INSERT ... ON CONFLICT DO
+	// UPDATE (upsert.go), the rows a CHECK is evaluated over (checks.go).
+	pseudo map[string]*bsql.TableInfo
+	set    *settings
+	tx     *txState
 	// notices queued by the running statement, sent before its completion.
 	notices []*pgerr.Error
 	// pgcat: system catalog state of the connection (pgcatalog.go).

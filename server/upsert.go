@@ -149,8 +149,7 @@ func (p *insertPlan) updateConflicts(ctx context.Context, rows []arrow.RecordBat
 		info.Columns[i].NotNull, info.Columns[i].Default, info.Columns[i].Identity = false, "", ""
 	}
 	info.Schema, info.Name, info.FromSQL, info.NoColumnsFromSQL, info.OID = "", excludedRelation, "temp."+excludedRelation, "", 0
-	s.excluded = &info
-	defer func() { s.excluded = nil }()
+	defer s.setPseudo(excludedRelation, &info)()
 	tree, err := p.ins.ConflictUpdate(excludedRelation, cols, key.Columns)
 	if err != nil {
 		return 0, nil, err

@@ -23,6 +23,84 @@ type CreateTable struct {
 	// Uniques are the UNIQUE constraints (column and table constraints),
 	// in the order written.
 	Uniques []UniqueSpec
+	// Checks are the CHECK constraints (column and table constraints), in
+	// the order written.
+	Checks []CheckSpec
+}
+
+// CheckSpec is a CHECK constraint as written.
+type CheckSpec struct {
+	Name string // "" = generated
+	// Expr is the condition, PostgreSQL text; Column the one column it
+	// reads ("" = none or several), which a generated name is made of.
+	Expr     string
+	Column   string
+	NotValid bool
+}
+
+// TranslateCheck translates a CHECK constraint, refusing what PostgreSQL
+// refuses in one (subqueries, aggregates, window functions, parameters)
+// and what is not kept (NO INHERIT).
+func TranslateCheck(c *pg_query.Constraint) (CheckSpec, error) {
+	cs := CheckSpec{Name: c.Conname, NotValid: c.SkipValidation}
+	if c.IsNoInherit {
+		return cs, pgerr.New(pgerr.FeatureNotSupported, "CHECK ... NO INHERIT is not supported").WithPosition(int(c.Location) + 1)
+	}
+	if err := CheckExpression(c.RawExpr); err != nil {
+		return cs, err
+	}
+	var bad error
+	cols := map[string]bool{}
+	walkNodes(c.RawExpr, func(n *pg_query.Node) bool {
+		if bad != nil {
+			return false
+		}
+		switch x := n.GetNode().(type) {
+		case *pg_query.Node_SubLink:
+			bad = pgerr.New(pgerr.FeatureNotSupported, "cannot use subquery in check constraint").WithPosition(int(x.SubLink.Location) + 1)
+		case *pg_query.Node_ParamRef:
+			bad = pgerr.New(pgerr.UndefinedParameter, "there is no parameter $%d", x.ParamRef.Number).WithPosition(int(x.ParamRef.Location) + 1)
+		case *pg_query.Node_FuncCall:
+			if x.FuncCall.Over != nil {
+				bad = pgerr.New(pgerr.WindowingError, "window functions are not allowed in check constraints").WithPosition(int(x.FuncCall.Location) + 1)
+			} else if x.FuncCall.AggStar || x.FuncCall.AggDistinct || len(x.FuncCall.AggOrder) > 0 || isAggregateName(x.FuncCall.Funcname) {
+				bad = pgerr.New(pgerr.GroupingError, "aggregate functions are not allowed in check constraints").WithPosition(int(x.FuncCall.Location) + 1)
+			}
+		case *pg_query.Node_ColumnRef:
+			if f := x.ColumnRef.Fields; len(f) > 0 {
+				cols[f[len(f)-1].GetString_().GetSval()] = true
+			}
+		}
+		return bad == nil
+	})
+	if bad != nil {
+		return cs, bad
+	}
+	if len(cols) == 1 {
+		for c := range cols {
+			cs.Column = c
+		}
+	}
+	text, err := deparseExpr(c.RawExpr)
+	if err != nil {
+		return cs, err
+	}
+	cs.Expr = text
+	return cs, nil
+}
+
+// isAggregateName reports whether a function name is one of PostgreSQL's
+// common aggregates (a CHECK that calls one is refused before it is
+// resolved).
+func isAggregateName(name []*pg_query.Node) bool {
+	if len(name) == 0 {
+		return false
+	}
+	switch name[len(name)-1].GetString_().GetSval() {
+	case "count", "sum", "avg", "min", "max", "array_agg", "string_agg", "bool_and", "bool_or", "every", "json_agg", "jsonb_agg":
+		return true
+	}
+	return false
 }
 
 // UniqueSpec is a UNIQUE constraint as written.
@@ -186,6 +264,13 @@ func TranslateCreateTable(stmt *pg_query.Node) (*CreateTable, error) {
 					}
 					ct.ForeignKeys = append(ct.ForeignKeys, fk)
 				}
+				if k := cn.GetConstraint(); k != nil && k.Contype == pg_query.ConstrType_CONSTR_CHECK {
+					c, err := TranslateCheck(k)
+					if err != nil {
+						return nil, err
+					}
+					ct.Checks = append(ct.Checks, c)
+				}
 				if k := cn.GetConstraint(); k != nil && k.Contype == pg_query.ConstrType_CONSTR_UNIQUE {
 					u, err := TranslateUnique(k, cd.Name)
 					if err != nil {
@@ -222,6 +307,14 @@ func TranslateCreateTable(stmt *pg_query.Node) (*CreateTable, error) {
 				return nil, err
 			}
 			ct.ForeignKeys = append(ct.ForeignKeys, fk)
+			continue
+		}
+		if c.Contype == pg_query.ConstrType_CONSTR_CHECK {
+			cc, err := TranslateCheck(c)
+			if err != nil {
+				return nil, err
+			}
+			ct.Checks = append(ct.Checks, cc)
 			continue
 		}
 		if c.Contype == pg_query.ConstrType_CONSTR_UNIQUE {
@@ -368,9 +461,9 @@ func columnDef(c *pg_query.ColumnDef, table string) (ColumnDef, error) {
 			cd.Default = d
 		case pg_query.ConstrType_CONSTR_PRIMARY:
 			cd.PrimaryKey, cd.NotNull = true, true
-		case pg_query.ConstrType_CONSTR_FOREIGN, pg_query.ConstrType_CONSTR_UNIQUE:
-			// REFERENCES, UNIQUE: the caller collects them
-			// (TranslateForeignKey, TranslateUnique).
+		case pg_query.ConstrType_CONSTR_FOREIGN, pg_query.ConstrType_CONSTR_UNIQUE, pg_query.ConstrType_CONSTR_CHECK:
+			// REFERENCES, UNIQUE, CHECK: the caller collects them
+			// (TranslateForeignKey, TranslateUnique, TranslateCheck).
 		default:
 			return cd, unsupportedConstraint(k)
 		}
@@ -583,3 +676,55 @@ func DeparseExpr(n *pg_query.Node) (string, error) { return deparseExpr(n) }
 // ColumnNameOf is the name PostgreSQL gives a select-list column computed
 // by n (FigureColname): a column's or function's name, else "?column?".
 func ColumnNameOf(n *pg_query.Node) string { return pgColumnName(n) }
+
+// parseExpr parses PostgreSQL expression text (a CHECK's condition).
+func parseExpr(expr string) (*pg_query.Node, error) {
+	tree, err := pg_query.Parse("SELECT " + expr)
+	if err != nil || len(tree.Stmts) != 1 {
+		return nil, fmt.Errorf("expression %q does not parse: %v", expr, err)
+	}
+	tl := tree.Stmts[0].Stmt.GetSelectStmt().GetTargetList()
+	if len(tl) != 1 {
+		return nil, fmt.Errorf("expression %q is not one expression", expr)
+	}
+	return tl[0].GetResTarget().GetVal(), nil
+}
+
+// ExprColumns lists the names of the columns an expression's column
+// references name (last field), in order, each once.
+func ExprColumns(expr string) ([]string, error) {
+	n, err := parseExpr(expr)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	seen := map[string]bool{}
+	walkNodes(n, func(n *pg_query.Node) bool {
+		if cr := n.GetColumnRef(); cr != nil && len(cr.Fields) > 0 {
+			if name := cr.Fields[len(cr.Fields)-1].GetString_().GetSval(); name != "" && !seen[name] {
+				seen[name] = true
+				out = append(out, name)
+			}
+		}
+		return true
+	})
+	return out, nil
+}
+
+// RenameColumnInExpr renames column from to to in an expression's column
+// references (a CHECK's condition after RENAME COLUMN).
+func RenameColumnInExpr(expr, from, to string) (string, error) {
+	n, err := parseExpr(expr)
+	if err != nil {
+		return "", err
+	}
+	walkNodes(n, func(n *pg_query.Node) bool {
+		if cr := n.GetColumnRef(); cr != nil && len(cr.Fields) > 0 {
+			if f := cr.Fields[len(cr.Fields)-1].GetString_(); f != nil && f.Sval == from {
+				cr.Fields[len(cr.Fields)-1] = pg_query.MakeStrNode(to)
+			}
+		}
+		return true
+	})
+	return deparseExpr(n)
+}

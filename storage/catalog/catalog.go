@@ -78,6 +78,9 @@ type Entry struct {
 	// They are recorded for the catalogs, psql, pg_dump and migration
 	// tools; queries and writes do not use them.
 	Indexes []IndexDef `json:"indexes,omitempty"`
+	// Checks are the table's CHECK constraints, in creation order;
+	// enforced on every write.
+	Checks []CheckDef `json:"checks,omitempty"`
 	// ForeignKeys are the table's FOREIGN KEY constraints, in creation
 	// order. Recorded for the catalogs, psql, drivers, ORMs and pg_dump;
 	// not enforced.
@@ -115,6 +118,18 @@ type IndexDef struct {
 	Unique        bool   `json:"unique,omitempty"`
 	Constraint    bool   `json:"constraint,omitempty"`
 	ConstraintOID uint32 `json:"constraint_oid,omitempty"`
+}
+
+// CheckDef is a CHECK constraint. Part of the on-disk format.
+type CheckDef struct {
+	Name string `json:"name"`
+	// OID is the constraint's OID (pg_constraint.oid).
+	OID uint32 `json:"oid"`
+	// Expr is the condition, PostgreSQL text over the table's columns.
+	Expr string `json:"expr"`
+	// NotValid: ADD CONSTRAINT ... NOT VALID (rows before it were not
+	// checked).
+	NotValid bool `json:"not_valid,omitempty"`
 }
 
 // ForeignKeyDef is a FOREIGN KEY constraint. Part of the on-disk format.
