@@ -288,7 +288,11 @@ func (t *Table) CheckKeys(ctx context.Context, recs []arrow.RecordBatch, kc KeyC
 		return nil, nil
 	}
 	// Row r of the statement is recs[recOf[r]] row rowOf[r].
-	var recOf, rowOf []int
+	n := 0
+	for _, r := range recs {
+		n += int(r.NumRows())
+	}
+	recOf, rowOf := make([]int, 0, n), make([]int, 0, n)
 	for i, r := range recs {
 		for j := 0; j < int(r.NumRows()); j++ {
 			recOf = append(recOf, i)
@@ -411,20 +415,22 @@ func (t *Table) CheckKeys(ctx context.Context, recs []arrow.RecordBatch, kc KeyC
 	}
 	// PostgreSQL's order: row by row, each against the table and the
 	// rows before it.
+	// (The maps of the statement's own keys are made only when it has
+	// more than one row: a single-row INSERT allocates none.)
 	var skip [][]bool
 	accepted := make([]map[string]bool, len(keys))
 	proposed := make([]map[string]bool, len(keys))
-	for k := range keys {
-		accepted[k], proposed[k] = map[string]bool{}, map[string]bool{}
-	}
 	for r := range recOf {
-		if kc.DoUpdate {
+		if kc.DoUpdate && n > 1 {
 			for k := range keys {
 				if enc[k].null[r] || !arbiter(k) {
 					continue
 				}
 				if proposed[k][enc[k].exact[r]] {
 					return nil, ErrAffectTwice
+				}
+				if proposed[k] == nil {
+					proposed[k] = map[string]bool{}
 				}
 				proposed[k][enc[k].exact[r]] = true
 			}
@@ -457,8 +463,14 @@ func (t *Table) CheckKeys(ctx context.Context, recs []arrow.RecordBatch, kc KeyC
 			skip[recOf[r]][rowOf[r]] = true
 			continue
 		}
+		if n == 1 {
+			continue
+		}
 		for k := range keys {
 			if !enc[k].null[r] {
+				if accepted[k] == nil {
+					accepted[k] = map[string]bool{}
+				}
 				accepted[k][enc[k].exact[r]] = true
 			}
 		}

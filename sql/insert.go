@@ -299,6 +299,13 @@ func (tr *translator) insertSource(sel *pg_query.SelectStmt, ti *TableInfo, out 
 		sel.TargetList, sel.ValuesLists = targets, nil
 	}
 	if len(sel.ValuesLists) == 0 {
+		if sel.Op == pg_query.SetOperation_SETOP_NONE {
+			for i, rt := range sel.TargetList {
+				if col, ok := target(i); ok && rt.GetResTarget().GetVal() != nil {
+					coerceUnknownLiteral(rt.GetResTarget().Val, col)
+				}
+			}
+		}
 		tr.keepUnknownIn(sel) // the target columns type them
 		cols, err := tr.selectStmt(sel, nil)
 		if err != nil {
@@ -909,4 +916,29 @@ func (ins *Insert) ConflictUpdate(excluded string, cols, key []string) (*pg_quer
 		FromClause:  []*pg_query.Node{{Node: &pg_query.Node_RangeVar{RangeVar: from}}},
 		WhereClause: where,
 	}}}, nil
+}
+
+// coerceUnknownLiteral makes a string literal assigned to a column of a
+// date/time, interval, boolean, bytea or uuid type a cast to the column's
+// type: PostgreSQL reads such an unknown literal with the type's input
+// function (its own syntax: '2024-01-01 12:00+02', 'on', '\x01'), which the
+// translator applies to a typed literal; left untyped, it reached the query
+// engine as text and its cast, which reads another syntax
+// ("invalid input syntax for type timestamp" for a PostgreSQL timestamp).
+func coerceUnknownLiteral(n *pg_query.Node, c ColumnInfo) {
+	ac := n.GetAConst()
+	if ac == nil || ac.GetSval() == nil {
+		return
+	}
+	switch c.TypeOID {
+	case OIDDate, OIDTime, OIDTimestamp, OIDTimestamptz, OIDTimetz, OIDInterval, OIDBool, OIDBytea, OIDUUID:
+	default:
+		return
+	}
+	tn, err := columnTypeName(c.TypeOID, -1)
+	if err != nil {
+		return
+	}
+	inner := proto.Clone(n).(*pg_query.Node)
+	n.Node = &pg_query.Node_TypeCast{TypeCast: &pg_query.TypeCast{Arg: inner, TypeName: tn, Location: ac.Location}}
 }

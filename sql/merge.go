@@ -259,6 +259,9 @@ func TranslateMerge(st *Statement, cat Catalog, declaredParams []uint32, describ
 		}
 		c.firstCol = len(targets)
 		for k, v := range c.values {
+			if k < len(c.targets) {
+				coerceUnknownLiteral(v, cols[c.targets[k]])
+			}
 			if !mergeSimpleValue(v) {
 				// Computed only for the clause's rows, as PostgreSQL
 				// projects an action's values only when it runs.

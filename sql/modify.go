@@ -149,6 +149,7 @@ func TranslateModify(stmt *pg_query.Node, cat Catalog, declaredParams []uint32) 
 				e.Detail = fmt.Sprintf("Column \"%s\" is an identity column defined as GENERATED ALWAYS.", c.Name)
 				return nil, e
 			}
+			coerceUnknownLiteral(val, c)
 			values[i] = val
 		}
 	}

@@ -69,3 +69,14 @@ CREATE TABLE nnr (a int NOT NULL, ts timestamptz DEFAULT '2024-02-29 12:00:00+00
 INSERT INTO nnr (ts) VALUES (DEFAULT);
 INSERT INTO nnr (b, i) VALUES ('\x0203', '-1 mon 2 hours');
 DROP TABLE nnr;
+
+-- a string literal assigned by INSERT ... SELECT, UPDATE or MERGE is read
+-- with the column type's input syntax (PostgreSQL's, not the engine's)
+CREATE TABLE lit (id int, ts timestamptz, t timestamp, d date, b bool, by bytea, iv interval, u uuid);
+INSERT INTO lit SELECT 1, '2024-01-01 12:00+02', '2024-01-01 12:00', 'Jan 2 2024', 'on', '\x0102', '1 day 02:00', 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11';
+UPDATE lit SET ts = '2024-01-01 12:00+05', b = 'off', iv = '2 hours' WHERE id = 1;
+UPDATE lit SET ts = 'nonsense' WHERE id = 1;
+MERGE INTO lit USING (VALUES (1), (4)) s(id) ON lit.id = s.id WHEN MATCHED THEN UPDATE SET ts = '2030-01-01 00:00-01'
+  WHEN NOT MATCHED THEN INSERT (id, ts, d) VALUES (s.id, '2031-01-01 00:00+01', 'Feb 3 2024');
+SELECT * FROM lit ORDER BY id;
+DROP TABLE lit;
