@@ -9,9 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/lib/pq"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 	"gorm.io/gorm/logger"
 )
 
@@ -160,6 +162,82 @@ func TestGORM(t *testing.T) {
 	var all []gormItem
 	if err := db.Order("id").Find(&all).Error; err != nil || fmt.Sprint(all) != "[{2 b2 20} {3 c 30.5}]" {
 		t.Errorf("after Save/Updates/Delete: %v %v", all, err)
+	}
+	checkServerErrors(t, s)
+}
+
+type gormAccount struct {
+	ID      int64   `gorm:"primaryKey;autoIncrement:false"`
+	Email   string  `gorm:"size:80;uniqueIndex"`
+	Balance float64 `gorm:"check:balance >= 0"`
+}
+
+func (gormAccount) TableName() string { return "gorm_accounts" }
+
+// TestGORMKeys: what GORM relies on of keys and constraints. AutoMigrate
+// creates the unique index and the CHECK (and finds them again the second
+// time); a Create that repeats the primary key or the unique email fails
+// with 23505, one breaking the CHECK with 23514, and nothing is written;
+// upserts (clause.OnConflict: DoNothing, DoUpdates with EXCLUDED, and
+// Save of a new primary key, which GORM runs as ON CONFLICT DO UPDATE)
+// insert or update as on PostgreSQL.
+func TestGORMKeys(t *testing.T) {
+	s := startLoggingServer(t)
+	db, err := gorm.Open(postgres.Open(s.url("postgres")), &gorm.Config{Logger: logger.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if err := db.AutoMigrate(&gormAccount{}); err != nil {
+			t.Fatalf("AutoMigrate #%d: %v", i+1, err)
+		}
+	}
+	if !db.Migrator().HasIndex(&gormAccount{}, "Email") {
+		t.Errorf("HasIndex(Email): false")
+	}
+	if !db.Migrator().HasConstraint(&gormAccount{}, "chk_gorm_accounts_balance") {
+		t.Errorf("HasConstraint(chk_gorm_accounts_balance): false")
+	}
+	if err := db.Create(&gormAccount{ID: 1, Email: "a@x", Balance: 10}).Error; err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	code := func(err error) string {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) {
+			return pe.Code + " " + pe.ConstraintName
+		}
+		return fmt.Sprint(err)
+	}
+	for _, c := range []struct {
+		row  gormAccount
+		want string
+	}{
+		{gormAccount{ID: 1, Email: "b@x"}, "23505 gorm_accounts_pkey"},
+		{gormAccount{ID: 2, Email: "a@x"}, "23505 idx_gorm_accounts_email"},
+		{gormAccount{ID: 2, Email: "b@x", Balance: -1}, "23514 chk_gorm_accounts_balance"},
+	} {
+		if got := code(db.Create(&c.row).Error); got != c.want {
+			t.Errorf("Create(%+v): %s, want %s", c.row, got, c.want)
+		}
+	}
+	if err := db.Clauses(clause.OnConflict{DoNothing: true}).Create(&gormAccount{ID: 1, Email: "c@x", Balance: 5}).Error; err != nil {
+		t.Errorf("OnConflict DoNothing: %v", err)
+	}
+	if err := db.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "id"}}, DoUpdates: clause.AssignmentColumns([]string{"email", "balance"})}).
+		Create([]gormAccount{{ID: 1, Email: "a2@x", Balance: 11}, {ID: 2, Email: "b@x", Balance: 2}}).Error; err != nil {
+		t.Errorf("OnConflict DoUpdates: %v", err)
+	}
+	// Save of a primary key that does not exist: UPDATE, then INSERT ...
+	// ON CONFLICT DO UPDATE SET every column.
+	if err := db.Save(&gormAccount{ID: 3, Email: "c@x", Balance: 3}).Error; err != nil {
+		t.Errorf("Save (new): %v", err)
+	}
+	if err := db.Save(&gormAccount{ID: 3, Email: "c3@x", Balance: 30}).Error; err != nil {
+		t.Errorf("Save (existing): %v", err)
+	}
+	var all []gormAccount
+	if err := db.Order("id").Find(&all).Error; err != nil || fmt.Sprint(all) != "[{1 a2@x 11} {2 b@x 2} {3 c3@x 30}]" {
+		t.Errorf("rows: %v %v", all, err)
 	}
 	checkServerErrors(t, s)
 }

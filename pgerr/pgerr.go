@@ -119,7 +119,11 @@ type Error struct {
 	// denied for table t"): WithPosition leaves Position 0.
 	NoPosition bool
 	Where      string
-	Err        error // cause, not sent to the client
+	// SchemaName, TableName, ConstraintName: the object an integrity
+	// error is about (the ErrorResponse's s, t, n fields; drivers expose
+	// them, e.g. pgx's PgError.ConstraintName).
+	SchemaName, TableName, ConstraintName string
+	Err                                   error // cause, not sent to the client
 }
 
 func (e *Error) Error() string {

@@ -87,6 +87,7 @@ func errorResponse(e *pgerr.Error) *pgproto3.ErrorResponse {
 	return &pgproto3.ErrorResponse{
 		Severity: sev, SeverityUnlocalized: sev, Code: e.Code, Message: e.Message,
 		Detail: e.Detail, Hint: e.Hint, Position: int32(e.Position), Where: e.Where,
+		SchemaName: e.SchemaName, TableName: e.TableName, ConstraintName: e.ConstraintName,
 	}
 }
 

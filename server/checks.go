@@ -146,6 +146,7 @@ func intAt(a arrow.Array, i int) int64 {
 func (s *session) checkViolation(t *planner.Table, name string, rec arrow.RecordBatch, row int) *pgerr.Error {
 	e := pgerr.New(pgerr.CheckViolation, "new row for relation \"%s\" violates check constraint \"%s\"", t.ID.Name, name)
 	e.Detail = "Failing row contains " + s.arrowRowText(t, rec, row) + "."
+	e.SchemaName, e.TableName, e.ConstraintName = t.ID.Schema, t.ID.Name, name
 	return e
 }
 

@@ -97,6 +97,7 @@ func (s *session) checkKeys(ctx context.Context, t *planner.Table, recs []arrow.
 func (s *session) keyViolation(t *planner.Table, kv *planner.KeyViolation, rec arrow.RecordBatch, row int) *pgerr.Error {
 	e := pgerr.New(pgerr.UniqueViolation, "duplicate key value violates unique constraint \"%s\"", kv.Key.Name)
 	e.Detail = fmt.Sprintf("Key (%s)=(%s) already exists.", strings.Join(quoteKeyCols(kv.Key.Columns), ", "), s.keyText(t, kv.Key.Columns, rec, row))
+	e.SchemaName, e.TableName, e.ConstraintName = t.ID.Schema, t.ID.Name, kv.Key.Name
 	return e
 }
 

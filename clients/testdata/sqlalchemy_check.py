@@ -97,3 +97,37 @@ cmd.create_all(engine)
 print("table comment:", sa.inspect(engine).get_table_comment("sa_cm"))
 print("column comments:", [(c["name"], c.get("comment")) for c in sa.inspect(engine).get_columns("sa_cm")])
 cmd.drop_all(engine)
+# Keys and constraints: a UNIQUE constraint, a unique index and a CHECK,
+# reflected back; violations raise IntegrityError with PostgreSQL's code;
+# INSERT ... ON CONFLICT DO NOTHING / DO UPDATE (the postgresql dialect's
+# insert) upsert.
+from sqlalchemy.dialects.postgresql import insert as pg_insert  # noqa: E402
+
+kmd = sa.MetaData()
+accts = sa.Table("sa_acct", kmd, sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+                 sa.Column("email", sa.String(40), unique=True), sa.Column("code", sa.String(8)),
+                 sa.Column("bal", sa.Integer, sa.CheckConstraint("bal >= 0", name="bal_nonneg")),
+                 sa.Index("sa_acct_code", "code", unique=True))
+kmd.create_all(engine)
+ki = sa.inspect(engine)
+print("unique constraints:", ki.get_unique_constraints("sa_acct"))
+print("check constraints:", ki.get_check_constraints("sa_acct"))
+print("unique indexes:", sorted([(i["name"], i["unique"], i["column_names"]) for i in ki.get_indexes("sa_acct")]))
+with engine.begin() as c:
+    c.execute(accts.insert(), [{"id": 1, "email": "a@x", "code": "A", "bal": 5}])
+for row in [{"id": 1, "email": "b@x"}, {"id": 2, "email": "a@x"}, {"id": 2, "code": "A"}, {"id": 2, "bal": -1}]:
+    try:
+        with engine.begin() as c:
+            c.execute(accts.insert(), [row])
+        print("insert", row, "ok")
+    except sa.exc.IntegrityError as e:
+        print("insert", row, "->", e.orig.pgcode, e.orig.diag.constraint_name, e.orig.diag.message_detail)
+with engine.begin() as c:
+    c.execute(pg_insert(accts).values(id=1, email="z@x", bal=1).on_conflict_do_nothing())
+    st = pg_insert(accts).values([{"id": 1, "email": "a2@x", "bal": 7}, {"id": 3, "email": "c@x", "bal": 3}])
+    c.execute(st.on_conflict_do_update(index_elements=["id"], set_={"email": st.excluded.email, "bal": accts.c.bal + st.excluded.bal}))
+    st = pg_insert(accts).values(id=3, email="c@x", bal=100)
+    c.execute(st.on_conflict_do_update(constraint="sa_acct_email_key", set_={"bal": st.excluded.bal}, where=accts.c.bal < 50))
+with engine.connect() as c:
+    print("after upserts:", c.execute(sa.select(accts).order_by(accts.c.id)).all())
+kmd.drop_all(engine)
