@@ -154,26 +154,16 @@ func (s *session) planAlterKey(st *bsql.Statement) (p plan, ok bool, err error) 
 		if name == "" {
 			name = id.Name + "_pkey"
 		}
-		err = s.eng.AddKey(ctx, id, planner.KeyDef{Name: name, Columns: keys, Primary: true}, func(t *planner.Table) ([]planner.KeyDef, error) {
-			if err := s.b.sec.updateTable(ctx, id, func(e *catalog.Entry) error {
-				if key, _ := e.EffectiveKey(schemaKey); len(key) > 0 {
-					return pgerr.New("42P16", "multiple primary keys for table \"%s\" are not allowed", id.Name)
-				}
-				e.PrimaryKey, e.PrimaryKeyName = keys, ""
-				if con.Conname != "" && con.Conname != id.Name+"_pkey" {
-					e.PrimaryKeyName = con.Conname
-				}
-				return nil
-			}); err != nil {
-				return nil, err
+		return s.addKey(ctx, id, planner.KeyDef{Name: name, Columns: keys, Primary: true}, func(e *catalog.Entry) error { // keys.go
+			if key, _ := e.EffectiveKey(schemaKey); len(key) > 0 {
+				return pgerr.New("42P16", "multiple primary keys for table \"%s\" are not allowed", id.Name)
 			}
-			return s.entryKeys(ctx, t)
+			e.PrimaryKey, e.PrimaryKeyName = keys, ""
+			if con.Conname != "" && con.Conname != id.Name+"_pkey" {
+				e.PrimaryKeyName = con.Conname
+			}
+			return nil
 		})
-		var dup *planner.ErrDuplicateKey
-		if errors.As(err, &dup) {
-			return duplicateKeyError(dup)
-		}
-		return err
 	}), true, nil
 }
 

@@ -160,15 +160,7 @@ func (s *session) arrowRowText(t *planner.Table, rec arrow.RecordBatch, row int)
 			parts[i] = "null"
 			continue
 		}
-		text := arrowText(rec.Column(i), row, c.TypeOID, c.TypeMod, &s.set.types)
-		if len(text) > 64 {
-			n := 64
-			for n > 0 && text[n]&0xC0 == 0x80 {
-				n--
-			}
-			text = text[:n] + "..."
-		}
-		parts[i] = text
+		parts[i] = cutValueText(arrowText(rec.Column(i), row, c.TypeOID, c.TypeMod, &s.set.types)) // insert.go
 	}
 	return "(" + strings.Join(parts, ", ") + ")"
 }
@@ -378,21 +370,13 @@ func (s *session) checkRows(ctx context.Context, t *planner.Table, def catalog.C
 // dropCheck drops the CHECK constraint name of table id, if it has one
 // (ok).
 func (s *session) dropCheck(ctx context.Context, id catalog.TableID, name string) (ok bool, err error) {
-	err = s.b.sec.updateTable(ctx, id, func(e *catalog.Entry) error {
+	return s.dropConstraint(ctx, id, func(e *catalog.Entry) bool {
 		for i := range e.Checks {
 			if e.Checks[i].Name == name {
 				e.Checks = append(e.Checks[:i:i], e.Checks[i+1:]...)
-				ok = true
-				return nil
+				return true
 			}
 		}
-		return errSkip
+		return false
 	})
-	if !ok {
-		return false, nil
-	}
-	if err != nil {
-		return true, err
-	}
-	return true, s.refreshKeys(ctx, id)
 }

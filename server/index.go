@@ -126,32 +126,20 @@ func (s *session) createIndex(ctx context.Context, is *pg_query.IndexStmt) error
 	if def.OID, err = s.eng.Catalog().AllocOID(ctx); err != nil {
 		return err
 	}
-	record := func() error {
-		return s.b.sec.updateTable(ctx, id, func(e *catalog.Entry) error {
-			if e.IndexNamed(def.Name) != nil {
-				return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", def.Name)
-			}
-			e.Indexes = append(e.Indexes, def)
-			return nil
-		})
+	record := func(e *catalog.Entry) error {
+		if e.IndexNamed(def.Name) != nil {
+			return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", def.Name)
+		}
+		e.Indexes = append(e.Indexes, def)
+		return nil
 	}
 	if key == nil {
-		return record()
+		return s.b.sec.updateTable(ctx, id, record)
 	}
 	// A unique index: the rows must not repeat its key, which is enforced
 	// from then on (keys.go).
 	key.Name = def.Name
-	err = s.eng.AddKey(ctx, id, *key, func(t *planner.Table) ([]planner.KeyDef, error) {
-		if err := record(); err != nil {
-			return nil, err
-		}
-		return s.entryKeys(ctx, t)
-	})
-	var dup *planner.ErrDuplicateKey
-	if errors.As(err, &dup) {
-		return duplicateKeyError(dup)
-	}
-	return err
+	return s.addKey(ctx, id, *key, record)
 }
 
 // uniqueKeyOf is the key a CREATE UNIQUE INDEX enforces (nil for a plain

@@ -444,17 +444,22 @@ func failingRowText(cols []bsql.ColumnInfo, row []any, set *pgtypes.Settings) st
 			parts[i] = "?"
 			continue
 		}
-		text := string(b)
-		if len(text) > 64 {
-			n := 64
-			for n > 0 && text[n]&0xC0 == 0x80 {
-				n--
-			}
-			text = text[:n] + "..."
-		}
-		parts[i] = text
+		parts[i] = cutValueText(string(b))
 	}
 	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// cutValueText cuts a value's text at 64 bytes (on a character boundary)
+// with "...", as PostgreSQL's "Failing row contains" does.
+func cutValueText(text string) string {
+	if len(text) <= 64 {
+		return text
+	}
+	n := 64
+	for n > 0 && text[n]&0xC0 == 0x80 {
+		n--
+	}
+	return text[:n] + "..."
 }
 
 // directBuilder returns a builder for the rows, reusing the statement's

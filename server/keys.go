@@ -352,14 +352,21 @@ func (s *session) addUniqueTo(ctx context.Context, id catalog.TableID, u bsql.Un
 		return err
 	}
 	def := defs[0]
-	err = s.eng.AddKey(ctx, id, planner.KeyDef{Name: def.Name, Columns: u.Columns}, func(t *planner.Table) ([]planner.KeyDef, error) {
-		if err := s.b.sec.updateTable(ctx, id, func(e *catalog.Entry) error {
-			if e.IndexNamed(def.Name) != nil {
-				return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", def.Name)
-			}
-			e.Indexes = append(e.Indexes, def)
-			return nil
-		}); err != nil {
+	return s.addKey(ctx, id, planner.KeyDef{Name: def.Name, Columns: u.Columns}, func(e *catalog.Entry) error {
+		if e.IndexNamed(def.Name) != nil {
+			return pgerr.New(pgerr.DuplicateTable, "relation \"%s\" already exists", def.Name)
+		}
+		e.Indexes = append(e.Indexes, def)
+		return nil
+	})
+}
+
+// addKey adds the unique key key to table id: with no write running, the
+// rows must not repeat it (23505 could not create unique index), then
+// update records it in the table's entry, and it is enforced.
+func (s *session) addKey(ctx context.Context, id catalog.TableID, key planner.KeyDef, update func(e *catalog.Entry) error) error {
+	err := s.eng.AddKey(ctx, id, key, func(t *planner.Table) ([]planner.KeyDef, error) {
+		if err := s.b.sec.updateTable(ctx, id, update); err != nil {
 			return nil, err
 		}
 		return s.entryKeys(ctx, t)
@@ -374,15 +381,26 @@ func (s *session) addUniqueTo(ctx context.Context, id catalog.TableID, u bsql.Un
 // dropUnique drops the UNIQUE constraint name of table id, if it has one
 // (ok): its index goes with it.
 func (s *session) dropUnique(ctx context.Context, id catalog.TableID, name string) (ok bool, err error) {
-	err = s.b.sec.updateTable(ctx, id, func(e *catalog.Entry) error {
+	return s.dropConstraint(ctx, id, func(e *catalog.Entry) bool {
 		for i := range e.Indexes {
 			if e.Indexes[i].Name == name && e.Indexes[i].Constraint {
 				e.Indexes = append(e.Indexes[:i:i], e.Indexes[i+1:]...)
-				ok = true
-				return nil
+				return true
 			}
 		}
-		return errSkip
+		return false
+	})
+}
+
+// dropConstraint removes a constraint from table id's entry with drop,
+// which reports whether it found it (ok; else the entry is unchanged),
+// and gives the open handle the remaining keys and checks.
+func (s *session) dropConstraint(ctx context.Context, id catalog.TableID, drop func(e *catalog.Entry) bool) (ok bool, err error) {
+	err = s.b.sec.updateTable(ctx, id, func(e *catalog.Entry) error {
+		if ok = drop(e); !ok {
+			return errSkip
+		}
+		return nil
 	})
 	if !ok {
 		return false, nil
