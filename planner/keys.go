@@ -200,9 +200,12 @@ var waitMu sync.Mutex
 // NewKeyOwner returns the key hold of a new transaction.
 func NewKeyOwner() *KeyOwner { return &KeyOwner{done: make(chan struct{})} }
 
-// End ends the transaction's hold: with committed, its keys join the
-// sets of keys that may exist. Waiters wake. End is idempotent.
-func (o *KeyOwner) End(committed bool) {
+// End ends the transaction's hold, committed or not: its keys join the
+// sets of keys that may exist either way (a write that failed may still
+// have become durable, and a key in the set only costs its next insert an
+// exact lookup, while a key missing from it would let a duplicate in).
+// Waiters wake. End is idempotent.
+func (o *KeyOwner) End() {
 	if o == nil || o.ended {
 		return
 	}
@@ -219,9 +222,7 @@ func (o *KeyOwner) End(committed bool) {
 		if k.ix.pending[k.h] == o {
 			delete(k.ix.pending, k.h)
 		}
-		if committed {
-			k.ix.seen[k.h] = struct{}{}
-		}
+		k.ix.seen[k.h] = struct{}{}
 	}
 	if locked != nil {
 		locked.keyMu.Unlock()

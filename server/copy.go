@@ -374,7 +374,7 @@ type copySink struct {
 	// counts the rows checked (a violation's line number), opts names the
 	// COPY in its CONTEXT.
 	keys    *planner.KeyOwner
-	endKeys func(ok bool)
+	endKeys func()
 	rows    int64
 	opts    *pgtypes.CopyOptions
 }
@@ -405,9 +405,9 @@ func (c *copySink) where(_, row int) string {
 }
 
 // end ends the COPY's hold on its keys.
-func (c *copySink) end(ok bool) {
+func (c *copySink) end() {
 	if c.endKeys != nil {
-		c.endKeys(ok)
+		c.endKeys()
 		c.endKeys = nil
 	}
 }
@@ -455,7 +455,7 @@ func (c *copySink) add(ctx context.Context, rec arrow.RecordBatch) error {
 
 // finish makes the COPY durable and visible.
 func (c *copySink) finish(ctx context.Context) (err error) {
-	defer func() { c.end(err == nil) }()
+	defer c.end()
 	if c.bulk != nil {
 		b := c.bulk
 		c.bulk = nil
@@ -474,7 +474,7 @@ func (c *copySink) finish(ctx context.Context) (err error) {
 
 // abort drops everything the COPY produced.
 func (c *copySink) abort() {
-	c.end(false)
+	c.end()
 	if c.bulk != nil {
 		c.bulk.Abort()
 		c.bulk = nil

@@ -213,7 +213,7 @@ func (p *insertPlan) execute(ctx context.Context, maxRows int, w pgwire.ResultWr
 	}
 	if skip != nil {
 		if recs, n, err = dropRows(recs, skip); err != nil {
-			endKeys(false)
+			endKeys()
 			return false, err
 		}
 	}
@@ -222,7 +222,7 @@ func (p *insertPlan) execute(ctx context.Context, maxRows int, w pgwire.ResultWr
 		defer p.t.ReleaseMirror()
 	}
 	ids, err := s.writeIDs(ctx, p.t, recs, p.ret != nil)
-	endKeys(err == nil)
+	endKeys()
 	if pe, ok := pgerr.As(err); ok && pe.Code == pgerr.SerializationFailure && s.tx == nil && p.ret == nil && p.t.Retired() && p.retries < 3 {
 		// Another session altered the table between this statement's
 		// plan and its write (nothing was written): plan it again on the

@@ -25,15 +25,15 @@ import (
 
 // keyOwner returns the key hold of the session's transaction and the
 // function that ends a statement's use of it: outside a transaction block
-// each write is a transaction of its own, whose keys are released (and,
-// if it succeeded, kept) when it is written; inside one they are released
-// at COMMIT or ROLLBACK.
-func (s *session) keyOwner() (*planner.KeyOwner, func(ok bool)) {
+// each write is a transaction of its own, whose keys are released when it
+// is written (or failed); inside one they are released at COMMIT or
+// ROLLBACK.
+func (s *session) keyOwner() (*planner.KeyOwner, func()) {
 	if s.tx != nil {
 		if s.tx.keys == nil {
 			s.tx.keys = planner.NewKeyOwner()
 		}
-		return s.tx.keys, func(bool) {}
+		return s.tx.keys, func() {}
 	}
 	o := planner.NewKeyOwner()
 	return o, o.End
@@ -55,13 +55,13 @@ type keyOptions struct {
 
 // checkKeys checks recs, rows about to be written to t by this session,
 // against t's unique keys. It returns the rows to skip (ON CONFLICT DO
-// NOTHING) and the function to call once the write is done (ok: it
-// succeeded); on an error nothing is held.
-func (s *session) checkKeys(ctx context.Context, t *planner.Table, recs []arrow.RecordBatch, o keyOptions) ([][]bool, func(ok bool), error) {
+// NOTHING) and the function to call once the write is done or failed; on
+// an error nothing is held.
+func (s *session) checkKeys(ctx context.Context, t *planner.Table, recs []arrow.RecordBatch, o keyOptions) ([][]bool, func(), error) {
 	if !t.HasKeys() {
-		return nil, func(bool) {}, nil
+		return nil, func() {}, nil
 	}
-	owner, end := o.owner, func(bool) {}
+	owner, end := o.owner, func() {}
 	if owner == nil {
 		owner, end = s.keyOwner()
 	}
@@ -75,7 +75,7 @@ func (s *session) checkKeys(ctx context.Context, t *planner.Table, recs []arrow.
 		Old:       o.old,
 	})
 	if err != nil {
-		end(false)
+		end()
 		if errors.Is(err, planner.ErrAffectTwice) {
 			return nil, nil, pgerr.New(pgerr.CardinalityViolation, "ON CONFLICT DO UPDATE command cannot affect row a second time").
 				WithHint("Ensure that no rows proposed for insertion within the same command have duplicate constrained values.")

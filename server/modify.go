@@ -292,7 +292,7 @@ func (p *modifyPlan) apply(ctx context.Context, res *modifyResult, fileDel *txn.
 		if kerr != nil {
 			return kerr
 		}
-		defer func() { endKeys(err == nil) }()
+		defer endKeys()
 	}
 	if err := t.T.Claim(ctx, fileDel); err != nil {
 		if errors.Is(err, txn.ErrSerialization) {

@@ -443,7 +443,7 @@ func (s *session) fail() {
 			// The transaction can only roll back now: as PostgreSQL
 			// aborts it at the error, the keys it inserted are free for
 			// others at once, not at its ROLLBACK (keys.go).
-			s.tx.keys.End(false)
+			s.tx.keys.End()
 			s.tx.keys = nil
 		}
 	}

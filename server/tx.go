@@ -220,9 +220,8 @@ func (s *session) writeIDs(ctx context.Context, t *planner.Table, recs []arrow.R
 func (s *session) commit(ctx context.Context) (err error) {
 	tx := s.tx
 	if tx != nil {
-		// The keys it inserted are kept once it committed; others
-		// waiting for them look again.
-		defer func() { tx.keys.End(err == nil) }()
+		// Others waiting for the keys it inserted look again.
+		defer tx.keys.End()
 	}
 	s.tx = nil
 	s.releaseXactAdvisory()
@@ -295,7 +294,7 @@ func (s *session) rollback() {
 	if tx == nil {
 		return
 	}
-	tx.keys.End(false)
+	tx.keys.End()
 	for _, w := range tx.writes {
 		ids := make([]uint64, len(w.recs))
 		for i, r := range w.recs {
