@@ -6,13 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-
 	"github.com/bsdb/bsdb-pg/storage/catalog"
 	"github.com/bsdb/bsdb-pg/storage/schema"
-	"github.com/bsdb/bsdb-pg/wal"
 )
 
 // The native cache loads no file while its file system has less free
@@ -44,17 +39,7 @@ func TestCacheKeepsDiskReserve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := array.NewInt64Builder(memory.DefaultAllocator)
-	for i := int64(0); i < 1000; i++ {
-		b.Append(i)
-	}
-	col := b.NewArray()
-	rec := array.NewRecordBatch(tb.T.ArrowSchema(), []arrow.Array{col}, 1000)
-	col.Release()
-	defer rec.Release()
-	if _, err := tb.Write(ctx, []arrow.RecordBatch{rec}, wal.DurabilitySync, nil, false); err != nil {
-		t.Fatal(err)
-	}
+	writeInt64s(t, tb, 0, 1000)
 	if err := tb.T.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package planner
 
 import (
 	"context"
-	"database/sql/driver"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -12,7 +11,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	duckdb "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/bsdb/bsdb-pg/storage/manifest"
 	"github.com/bsdb/bsdb-pg/txn"
@@ -172,35 +170,20 @@ func (t *Table) insertDeleteRows(ctx context.Context, id uint64, d *txn.Deletes)
 	}
 	rec := deleteRecord(memory.DefaultAllocator, id, d)
 	defer rec.Release()
-	sch := rec.Schema()
 	conn, err := t.eng.db.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	return conn.Raw(func(dc any) error {
-		ar, err := duckdb.NewArrowFromConn(dc.(driver.Conn))
-		if err != nil {
-			return err
-		}
-		rdr, err := array.NewRecordReader(sch, []arrow.RecordBatch{rec})
-		if err != nil {
-			return err
-		}
-		defer rdr.Release()
-		view := fmt.Sprintf("__bsdb_delin_%d", id)
-		release, err := ar.RegisterView(rdr, view)
-		if err != nil {
-			return fmt.Errorf("deletes of %s: %w", t.ID.Name, err)
-		}
-		defer release()
-		execer := dc.(driver.ExecerContext)
-		if _, err := execer.ExecContext(ctx, fmt.Sprintf("INSERT INTO %s SELECT * FROM %s", t.delMirror(), view), nil); err != nil {
-			return fmt.Errorf("deletes of %s: %w", t.ID.Name, err)
-		}
-		_, _ = execer.ExecContext(ctx, "DROP VIEW IF EXISTS "+view, nil)
-		return nil
+	err = conn.Raw(func(dc any) error {
+		return execWithArrow(ctx, dc, []arrow.RecordBatch{rec}, "__bsdb_delin", func(view string) string {
+			return fmt.Sprintf("INSERT INTO %s SELECT * FROM %s", t.delMirror(), view)
+		})
 	})
+	if err != nil {
+		return fmt.Errorf("deletes of %s: %w", t.ID.Name, err)
+	}
+	return nil
 }
 
 // deleteRecord is a set's rows for the delete mirror. A large set (a

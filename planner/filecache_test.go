@@ -36,19 +36,7 @@ func TestCacheLoadAfterBind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	write := func(from, to int64) {
-		b := array.NewInt64Builder(memory.DefaultAllocator)
-		for i := from; i < to; i++ {
-			b.Append(i)
-		}
-		col := b.NewArray()
-		rec := array.NewRecordBatch(tb.T.ArrowSchema(), []arrow.Array{col}, to-from)
-		col.Release()
-		if _, err := tb.Write(ctx, []arrow.RecordBatch{rec}, wal.DurabilitySync, nil, false); err != nil {
-			t.Fatal(err)
-		}
-		rec.Release()
-	}
+	write := func(from, to int64) { writeInt64s(t, tb, from, to) }
 	count := func(from string) int64 {
 		var n int64
 		if err := e.DB().QueryRowContext(ctx, "SELECT count(*) FROM "+from+" t").Scan(&n); err != nil {
@@ -90,6 +78,24 @@ func TestCacheLoadAfterBind(t *testing.T) {
 	}
 }
 
+// writeInt64s writes the rows from..to-1 to tb, a table of one bigint
+// column, as one synchronous write.
+func writeInt64s(t *testing.T, tb *Table, from, to int64) {
+	t.Helper()
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	defer b.Release()
+	for i := from; i < to; i++ {
+		b.Append(i)
+	}
+	col := b.NewArray()
+	rec := array.NewRecordBatch(tb.T.ArrowSchema(), []arrow.Array{col}, to-from)
+	col.Release()
+	defer rec.Release()
+	if _, err := tb.Write(context.Background(), []arrow.RecordBatch{rec}, wal.DurabilitySync, nil, false); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func waitFiles(t *testing.T, tb *Table, n int) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
@@ -122,15 +128,7 @@ func TestCacheSweepsDroppedTables(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := array.NewInt64Builder(memory.DefaultAllocator)
-		b.Append(1)
-		col := b.NewArray()
-		rec := array.NewRecordBatch(tb.T.ArrowSchema(), []arrow.Array{col}, 1)
-		if _, err := tb.Write(ctx, []arrow.RecordBatch{rec}, wal.DurabilitySync, nil, false); err != nil {
-			t.Fatal(err)
-		}
-		rec.Release()
-		col.Release()
+		writeInt64s(t, tb, 1, 2)
 		if err := tb.T.Flush(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -196,17 +194,7 @@ func TestCacheOfAnOlderSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := array.NewInt64Builder(memory.DefaultAllocator)
-	for i := int64(1); i <= 100; i++ {
-		b.Append(i)
-	}
-	col := b.NewArray()
-	rec := array.NewRecordBatch(tb.T.ArrowSchema(), []arrow.Array{col}, 100)
-	if _, err := tb.Write(ctx, []arrow.RecordBatch{rec}, wal.DurabilitySync, nil, false); err != nil {
-		t.Fatal(err)
-	}
-	rec.Release()
-	col.Release()
+	writeInt64s(t, tb, 1, 101)
 	if err := tb.T.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math"
+	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -108,7 +108,7 @@ defs:
 		}
 		var kept *keyIndex
 		for _, ix := range t.keys {
-			if ix.def.Name == d.Name && sameInts(ix.cols, cols) {
+			if ix.def.Name == d.Name && slices.Equal(ix.cols, cols) {
 				kept = ix
 			}
 		}
@@ -160,18 +160,6 @@ func (t *Table) Keys() []KeyDef {
 		out[i] = ix.def
 	}
 	return out
-}
-
-func sameInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // KeyOwner is a transaction's hold on the keys it inserts: other writers
@@ -612,8 +600,11 @@ func (t *Table) countKeys(ctx context.Context, b *Bound, ix *keyIndex, recs []ar
 	q := fmt.Sprintf("SELECT __c.__r, count(*) FROM __bsdb_keycand AS __c JOIN %s AS __t ON %s GROUP BY __c.__r", b.FromSQL, strings.Join(on, " AND "))
 	out := map[int]int{}
 	err := t.queryArrow(ctx, q, friendly, func(rec arrow.RecordBatch) error {
-		rs := rec.Column(0).(*array.Int64)
-		ns := rec.Column(1).(*array.Int64)
+		rs, ok1 := rec.Column(0).(*array.Int64)
+		ns, ok2 := rec.Column(1).(*array.Int64)
+		if !ok1 || !ok2 {
+			return fmt.Errorf("BUG: key lookup of %s returned %s", t.ID.Name, rec.Schema())
+		}
 		for i := 0; i < int(rec.NumRows()); i++ {
 			out[int(rs.Value(i))] = int(ns.Value(i))
 		}
@@ -621,15 +612,6 @@ func (t *Table) countKeys(ctx context.Context, b *Bound, ix *keyIndex, recs []ar
 	})
 	return out, err
 }
-
-// ArrowViewName returns a name for an Arrow batch registered as a view
-// of the query engine: unique in the process (a registered view is not
-// local to its connection).
-func ArrowViewName(prefix string) string {
-	return fmt.Sprintf("%s_%d", prefix, arrowViews.Add(1))
-}
-
-var arrowViews atomic.Uint64
 
 // QueryRows runs q, in which placeholder names a relation of recs (the
 // table's rows, in the mirror's form: with the batch column numbering
@@ -666,37 +648,23 @@ func (t *Table) queryArrowIn(ctx context.Context, q, placeholder string, in []ar
 	}
 	defer conn.Close()
 	return conn.Raw(func(dc any) error {
-		ar, err := duckdb.NewArrowFromConn(dc.(driver.Conn))
-		if err != nil {
-			return err
-		}
 		if len(in) > 0 {
-			rdr, err := array.NewRecordReader(in[0].Schema(), in)
-			if err != nil {
-				return err
-			}
-			defer rdr.Release()
-			name := ArrowViewName("__bsdb_rows")
-			release, err := ar.RegisterView(rdr, name)
-			if err != nil {
-				return err
-			}
-			ex := dc.(driver.ExecerContext)
-			// The registered view reads the Arrow stream, which can be
-			// read once: a query that scanned it twice (a plan with two
-			// scans of it) crashed the process. The rows are copied into
-			// a temporary table of the connection, read as often as the
-			// plan wants.
-			_, err = ex.ExecContext(ctx, fmt.Sprintf("CREATE TEMP TABLE %s_t AS SELECT * FROM %s", name, name), nil)
-			release()
-			_, _ = ex.ExecContext(context.Background(), "DROP VIEW IF EXISTS "+name, nil)
-			if err != nil {
+			// Copied into a temporary table of the connection: the query
+			// may scan the rows more than once (arrowview.go).
+			tmp := arrowViewName("__bsdb_rows")
+			if err := execWithArrow(ctx, dc, in, "__bsdb_rows_in", func(view string) string {
+				return fmt.Sprintf("CREATE TEMP TABLE %s AS SELECT * FROM %s", tmp, view)
+			}); err != nil {
 				return err
 			}
 			defer func() {
-				_, _ = ex.ExecContext(context.Background(), "DROP TABLE IF EXISTS temp."+name+"_t", nil)
+				_, _ = dc.(driver.ExecerContext).ExecContext(context.Background(), "DROP TABLE IF EXISTS temp."+tmp, nil)
 			}()
-			q = strings.ReplaceAll(q, placeholder, name+"_t")
+			q = strings.ReplaceAll(q, placeholder, tmp)
+		}
+		ar, err := duckdb.NewArrowFromConn(dc.(driver.Conn))
+		if err != nil {
+			return err
 		}
 		rr, err := ar.QueryContext(ctx, q)
 		if err != nil {
@@ -916,11 +884,6 @@ func canonicalNumericText(s string) string {
 // ErrAffectTwice: ON CONFLICT DO UPDATE proposed one key twice.
 var ErrAffectTwice = errors.New("ON CONFLICT DO UPDATE command cannot affect row a second time")
 
-// ErrKeyViolation matches *KeyViolation with errors.As.
-var ErrKeyViolation = errors.New("unique key violation")
-
-func (v *KeyViolation) Is(target error) bool { return target == ErrKeyViolation }
-
 // RowsByID reads the rows of a target binding (BindTarget) with the given
 // identities (row identity columns, as the binding numbers them): the
 // table's columns, in the query engine's Arrow forms. An UPDATE that
@@ -1041,16 +1004,19 @@ func (t *Table) CheckUnique(ctx context.Context, def KeyDef) error {
 }
 
 // SetChecks sets the table's CHECK constraints (at open, and when one is
-// added or dropped).
+// added or dropped), kept in name order: the order PostgreSQL checks
+// them in.
 func (t *Table) SetChecks(checks []catalog.CheckDef) {
 	t.keyMu.Lock()
 	defer t.keyMu.Unlock()
 	t.checks = append([]catalog.CheckDef(nil), checks...)
+	slices.SortFunc(t.checks, func(a, b catalog.CheckDef) int { return strings.Compare(a.Name, b.Name) })
 	t.checkSQL = ""
 }
 
-// Checks returns the table's CHECK constraints and the query that checks
-// rows against them, computed by build once per set of constraints.
+// Checks returns the table's CHECK constraints, in name order, and the
+// query that checks rows against them, computed by build once per set of
+// constraints.
 func (t *Table) Checks(build func([]catalog.CheckDef) (string, error)) ([]catalog.CheckDef, string, error) {
 	t.keyMu.Lock()
 	defer t.keyMu.Unlock()

@@ -2,7 +2,6 @@ package planner
 
 import (
 	"context"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -16,7 +15,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	duckdb "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/storage/catalog"
@@ -285,41 +283,24 @@ func (t *Table) mirrorBatches(ctx context.Context, batches []txn.Batch) error {
 		return err
 	}
 	defer conn.Close()
-	return conn.Raw(func(dc any) error {
-		ar, err := duckdb.NewArrowFromConn(dc.(driver.Conn))
-		if err != nil {
-			return err
+	recs := make([]arrow.RecordBatch, 0, len(batches))
+	defer func() {
+		for _, r := range recs {
+			r.Release()
 		}
-		recs := make([]arrow.RecordBatch, 0, len(batches))
-		defer func() {
-			for _, r := range recs {
-				r.Release()
-			}
-		}()
-		var sch *arrow.Schema
-		for _, b := range batches {
-			r := duckFriendly(b.Rec, b.ID)
-			sch = r.Schema()
-			recs = append(recs, r)
-		}
-		rdr, err := array.NewRecordReader(sch, recs)
-		if err != nil {
-			return err
-		}
-		defer rdr.Release()
-		view := fmt.Sprintf("__bsdb_in_%d", batches[0].ID)
-		release, err := ar.RegisterView(rdr, view)
-		if err != nil {
-			return fmt.Errorf("mirror %s: %w", t.ID.Name, err)
-		}
-		defer release()
-		execer := dc.(driver.ExecerContext)
-		if _, err := execer.ExecContext(ctx, fmt.Sprintf("INSERT INTO %s SELECT * FROM %s", t.mirror, view), nil); err != nil {
-			return fmt.Errorf("mirror %s: %w", t.ID.Name, err)
-		}
-		_, _ = execer.ExecContext(ctx, "DROP VIEW IF EXISTS "+view, nil)
-		return nil
+	}()
+	for _, b := range batches {
+		recs = append(recs, duckFriendly(b.Rec, b.ID))
+	}
+	err = conn.Raw(func(dc any) error {
+		return execWithArrow(ctx, dc, recs, "__bsdb_in", func(view string) string {
+			return fmt.Sprintf("INSERT INTO %s SELECT * FROM %s", t.mirror, view)
+		})
 	})
+	if err != nil {
+		return fmt.Errorf("mirror %s: %w", t.ID.Name, err)
+	}
+	return nil
 }
 
 // unmirror deletes batches from the mirror (failed or rolled back writes).

@@ -46,24 +46,6 @@ func (s *session) planAlterKey(st *bsql.Statement) (p plan, ok bool, err error) 
 		for _, k := range con.Keys {
 			keys = append(keys, k.GetString_().GetSval())
 		}
-	case cmd.GetSubtype() == pg_query.AlterTableType_AT_AddConstraint && con != nil && con.Contype == pg_query.ConstrType_CONSTR_UNIQUE:
-		u, err := bsql.TranslateUnique(con, "")
-		if err != nil {
-			return nil, true, err
-		}
-		if err := s.ddlAllowed("ALTER TABLE"); err != nil {
-			return nil, true, err
-		}
-		return tagOnly("ALTER TABLE", func(ctx context.Context) error { return s.addUnique(ctx, at, u) }), true, nil
-	case cmd.GetSubtype() == pg_query.AlterTableType_AT_AddConstraint && con != nil && con.Contype == pg_query.ConstrType_CONSTR_CHECK:
-		c, err := bsql.TranslateCheck(con)
-		if err != nil {
-			return nil, true, err
-		}
-		if err := s.ddlAllowed("ALTER TABLE"); err != nil {
-			return nil, true, err
-		}
-		return tagOnly("ALTER TABLE", func(ctx context.Context) error { return s.addCheck(ctx, at, c) }), true, nil
 	case cmd.GetSubtype() == pg_query.AlterTableType_AT_ValidateConstraint:
 		if err := s.ddlAllowed("ALTER TABLE"); err != nil {
 			return nil, true, err

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -57,18 +56,15 @@ func checkColumns(cols []bsql.ColumnInfo) []bsql.ColumnInfo {
 
 // buildCheckQuery translates the query that finds the first row failing
 // one of checks, over rows of columns cols: its batch, index and, per
-// check (in name order), whether it failed.
+// check (in the order given: planner.Table.Checks', by name), whether it
+// failed.
 func (s *session) buildCheckQuery(ctx context.Context, table string, cols []bsql.ColumnInfo, checks []catalog.CheckDef) (string, error) {
-	sorted := append([]catalog.CheckDef(nil), checks...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
-	var sel, any []string
-	for _, c := range sorted {
-		f := fmt.Sprintf("(NOT (%s)) IS TRUE", c.Expr)
-		sel = append(sel, f)
-		any = append(any, f)
+	failed := make([]string, len(checks))
+	for i, c := range checks {
+		failed[i] = fmt.Sprintf("(NOT (%s)) IS TRUE", c.Expr)
 	}
 	q := fmt.Sprintf("SELECT CAST(__bsdb_batch AS bigint), CAST(__bsdb_idx AS bigint), %s FROM %s WHERE %s ORDER BY 1, 2 LIMIT 1",
-		strings.Join(sel, ", "), checkRowsRelation, strings.Join(any, " OR "))
+		strings.Join(failed, ", "), checkRowsRelation, strings.Join(failed, " OR "))
 	tree, err := pg_query.Parse(q)
 	if err != nil || len(tree.Stmts) != 1 {
 		return "", fmt.Errorf("BUG: check query of %s does not parse: %v", table, err)
@@ -102,15 +98,23 @@ func (s *session) enforceChecksWhere(ctx context.Context, t *planner.Table, recs
 	if err != nil || len(checks) == 0 {
 		return err
 	}
-	sorted := append([]catalog.CheckDef(nil), checks...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
 	var fail error
 	err = t.QueryRows(ctx, q, checkRowsRelation, recs, func(res arrow.RecordBatch) error {
 		if res.NumRows() == 0 || fail != nil {
 			return nil
 		}
-		batch, row := int(intAt(res.Column(0), 0)), int(intAt(res.Column(1), 0))
-		for i, c := range sorted {
+		bs, ok1 := res.Column(0).(*array.Int64)
+		rs, ok2 := res.Column(1).(*array.Int64)
+		if !ok1 || !ok2 || int(res.NumCols()) != 2+len(checks) {
+			fail = fmt.Errorf("BUG: check query of %s returned %s", t.ID.Name, res.Schema())
+			return nil
+		}
+		batch, row := int(bs.Value(0)), int(rs.Value(0))
+		if batch < 0 || batch >= len(recs) || row < 0 || row >= int(recs[batch].NumRows()) {
+			fail = fmt.Errorf("BUG: check query of %s found row %d of batch %d", t.ID.Name, row, batch)
+			return nil
+		}
+		for i, c := range checks { // in name order, as the query's columns
 			if b, ok := res.Column(2 + i).(*array.Boolean); ok && b.IsValid(0) && b.Value(0) {
 				e := s.checkViolation(t, c.Name, recs[batch], row)
 				if where != nil {
@@ -126,20 +130,6 @@ func (s *session) enforceChecksWhere(ctx context.Context, t *planner.Table, recs
 		return err
 	}
 	return fail
-}
-
-func intAt(a arrow.Array, i int) int64 {
-	switch a := a.(type) {
-	case *array.Int64:
-		return a.Value(i)
-	case *array.Uint64:
-		return int64(a.Value(i))
-	case *array.Int32:
-		return int64(a.Value(i))
-	case *array.Uint32:
-		return int64(a.Value(i))
-	}
-	return -1
 }
 
 // checkViolation is PostgreSQL's error for a row that fails a CHECK.
@@ -245,21 +235,10 @@ func pgChecks(e *catalog.Entry, cols []bsql.ColumnInfo) []pgcatalog.Check {
 	return out
 }
 
-// addCheck runs ALTER TABLE t ADD [CONSTRAINT name] CHECK (...) [NOT
-// VALID]: unless NOT VALID, the rows must satisfy it (23514); it is
-// enforced from then on.
-func (s *session) addCheck(ctx context.Context, at *pg_query.AlterTableStmt, c bsql.CheckSpec) error {
-	id, a, ent, err := s.alterTarget(ctx, at.Relation, at.MissingOk) // alter.go
-	if err != nil || ent == nil {
-		return err
-	}
-	if err := s.requireTableOwner(ctx, a, id, false); err != nil {
-		return err
-	}
-	return s.addCheckTo(ctx, id, c)
-}
-
-// addCheckTo adds the CHECK constraint c to table id (see addCheck).
+// addCheckTo adds the CHECK constraint c to table id (ALTER TABLE t ADD
+// [CONSTRAINT name] CHECK (...) [NOT VALID], ADD COLUMN ... CHECK): unless
+// NOT VALID, the rows must satisfy it (23514); it is enforced from then
+// on.
 func (s *session) addCheckTo(ctx context.Context, id catalog.TableID, c bsql.CheckSpec) error {
 	return s.eng.WithWritesStopped(ctx, id, func(t *planner.Table) error {
 		ent, err := s.eng.Catalog().Table(ctx, id)

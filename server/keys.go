@@ -9,7 +9,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/bsdb/bsdb-pg/pgerr"
 	"github.com/bsdb/bsdb-pg/pgtypes"
@@ -322,20 +321,9 @@ func chooseKeyName(table string, cols []string, taken func(string) (bool, error)
 	return chooseRelationName(table, cols, "key", taken) // index.go
 }
 
-// addUnique runs ALTER TABLE t ADD [CONSTRAINT name] UNIQUE (cols): the
-// rows must not repeat the key (23505), which is enforced from then on.
-func (s *session) addUnique(ctx context.Context, at *pg_query.AlterTableStmt, u bsql.UniqueSpec) error {
-	id, a, ent, err := s.alterTarget(ctx, at.Relation, at.MissingOk) // alter.go
-	if err != nil || ent == nil {
-		return err
-	}
-	if err := s.requireTableOwner(ctx, a, id, false); err != nil {
-		return err
-	}
-	return s.addUniqueTo(ctx, id, u)
-}
-
-// addUniqueTo adds the UNIQUE constraint u to table id (see addUnique).
+// addUniqueTo adds the UNIQUE constraint u to table id (ALTER TABLE t ADD
+// [CONSTRAINT name] UNIQUE (cols), ADD COLUMN ... UNIQUE): the rows must
+// not repeat the key (23505), which is enforced from then on.
 func (s *session) addUniqueTo(ctx context.Context, id catalog.TableID, u bsql.UniqueSpec) error {
 	t, err := s.eng.Table(ctx, id)
 	if err != nil {

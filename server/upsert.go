@@ -2,13 +2,10 @@ package server
 
 import (
 	"context"
-	"database/sql/driver"
 	"fmt"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/bsdb/bsdb-pg/pgwire"
 	"github.com/bsdb/bsdb-pg/planner"
@@ -184,7 +181,6 @@ func (p *insertPlan) arbiterKey() *planner.KeyDef {
 // excludedTable makes rows (the table's columns) the session's temporary
 // table excludedRelation, its columns named by bsql.ExcludedColumn.
 func (s *session) excludedTable(ctx context.Context, t *planner.Table, rows []arrow.RecordBatch) error {
-	view := planner.ArrowViewName(excludedRelation + "_in")
 	sel := make([]string, len(t.Schema.Columns))
 	for i := range t.Schema.Columns {
 		c := &t.Schema.Columns[i]
@@ -195,24 +191,7 @@ func (s *session) excludedTable(ctx context.Context, t *planner.Table, rows []ar
 		recs[i] = planner.DuckFriendly(r)
 	}
 	defer releaseAll(recs)
-	return s.conn.Raw(func(dc any) error {
-		ar, err := duckdb.NewArrowFromConn(dc.(driver.Conn))
-		if err != nil {
-			return err
-		}
-		rdr, err := array.NewRecordReader(recs[0].Schema(), recs)
-		if err != nil {
-			return err
-		}
-		defer rdr.Release()
-		release, err := ar.RegisterView(rdr, view)
-		if err != nil {
-			return err
-		}
-		defer release()
-		ex := dc.(driver.ExecerContext)
-		defer func() { _, _ = ex.ExecContext(context.WithoutCancel(ctx), "DROP VIEW IF EXISTS "+view, nil) }()
-		_, err = ex.ExecContext(ctx, fmt.Sprintf("CREATE OR REPLACE TEMP TABLE %s AS SELECT %s FROM %s", excludedRelation, strings.Join(sel, ", "), view), nil)
-		return err
+	return planner.ExecWithArrow(ctx, s.conn, recs, excludedRelation+"_in", func(view string) string {
+		return fmt.Sprintf("CREATE OR REPLACE TEMP TABLE %s AS SELECT %s FROM %s", excludedRelation, strings.Join(sel, ", "), view)
 	})
 }
